@@ -1,0 +1,68 @@
+# liarsd: `make demo` and `make test` are the two commands a newcomer needs.
+# Both install what a fresh Debian / Raspberry Pi OS machine lacks (through apt),
+# then build and run.
+
+SHELL   := /bin/bash
+GO      ?= go
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN     := bin/liarsd
+# gocv v0.31.0 builds against OpenCV 4.6 (bookworm) and 4.10 (trixie) with no
+# build tags; see docs/platform.md. Extra tags, if ever needed, go here so that
+# build, vet and test all see them.
+TAGS    ?=
+GOTAGS  := $(if $(TAGS),-tags '$(TAGS)',)
+TESTTIMEOUT ?= 15m
+
+# System packages: what building needs, and what the tests start themselves.
+BUILD_PKGS := pkg-config g++ libopencv-dev
+TEST_PKGS  := mosquitto
+
+.PHONY: all build test demo vet bench fuzz deps test-deps clean
+
+all: build
+
+# install_missing installs the named Debian packages that are not installed yet.
+define install_missing
+	@missing=""; for p in $(1); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing$$missing (apt)"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+deps:
+	@command -v $(GO) >/dev/null || { echo "make: installing golang-go (apt)"; $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go; }
+	$(call install_missing,$(BUILD_PKGS))
+
+test-deps: deps
+	$(call install_missing,$(TEST_PKGS))
+
+build: deps
+	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+
+vet: deps
+	$(GO) vet $(GOTAGS) ./...
+
+test: test-deps
+	$(GO) vet $(GOTAGS) ./...
+	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
+
+# demo plays the referee on its embedded defaults.
+demo: build
+	./$(BIN) demo
+
+# bench prints the project's figures: Go benchmarks of every package.
+bench: deps
+	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem ./...
+
+# fuzz runs each fuzz target for FUZZTIME (by hand: they are not part of test).
+FUZZTIME ?= 60s
+fuzz: deps
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime $(FUZZTIME) ./engine/record
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzTable$$' -fuzztime $(FUZZTIME) ./engine/record
+
+clean:
+	rm -rf bin
