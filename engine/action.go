@@ -1,0 +1,92 @@
+package engine
+
+// Action is one line of a game record: an input to the referee. Which fields
+// matter depends on Type; the record package decodes them from JSON and
+// refuses a field of the wrong type before the engine sees it.
+type Action struct {
+	Type string
+
+	// Seat is the acting seat (bid, show, challenge, spot_on, fold, all_in,
+	// leave).
+	Seat string
+	// Quantity and Face are a bid's. In star-board, face 1 is the star.
+	Quantity int
+	Face     int
+	// Stake is what a tavern seat pays with its bid or challenge; nil means
+	// the current stake.
+	Stake *int
+	// Shown are the faces a star-board bidder sets out face up.
+	Shown []int
+	// Dice are each seat's faces, for reveal and opening_roll.
+	Dice map[string][]int
+
+	// The fields of new_game.
+	Rules   string
+	Seats   []string
+	First   string
+	Seed    int64
+	Options Options
+}
+
+// The action types of RECORD.md.
+const (
+	ActNewGame     = "new_game"
+	ActOpeningRoll = "opening_roll"
+	ActBid         = "bid"
+	ActShow        = "show"
+	ActChallenge   = "challenge"
+	ActSpotOn      = "spot_on"
+	ActReveal      = "reveal"
+	ActFold        = "fold"
+	ActAllIn       = "all_in"
+	ActLeave       = "leave"
+)
+
+// Options are a new game's options. A nil field was not given and takes the
+// preset's default.
+type Options struct {
+	Dice       *int
+	Sides      *int
+	Wild       *string
+	DieHard    *bool
+	ShowReroll *bool
+	Games      *int
+	Purse      *int
+	Ante       *int
+}
+
+// OptionNames lists every option the referee knows, in RULINGS.md's order.
+var OptionNames = []string{"dice", "sides", "wild", "die_hard", "show_reroll", "games", "purse", "ante"}
+
+// given reports the names of the options that were given.
+func (o Options) given() []string {
+	var names []string
+	for _, n := range OptionNames {
+		if o.isSet(n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func (o Options) isSet(name string) bool {
+	switch name {
+	case "dice":
+		return o.Dice != nil
+	case "sides":
+		return o.Sides != nil
+	case "wild":
+		return o.Wild != nil
+	case "die_hard":
+		return o.DieHard != nil
+	case "show_reroll":
+		return o.ShowReroll != nil
+	case "games":
+		return o.Games != nil
+	case "purse":
+		return o.Purse != nil
+	case "ante":
+		return o.Ante != nil
+	}
+	return false
+}

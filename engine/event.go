@@ -1,0 +1,105 @@
+package engine
+
+// Event is one of the referee's outputs (RECORD.md). Every event starts with
+// its Header, so that its JSON begins with "type" and "seq".
+type Event interface {
+	Head() *Header
+}
+
+// Header holds the fields every event has.
+type Header struct {
+	Type string `json:"type"`
+	Seq  int    `json:"seq"`
+}
+
+// Head returns the event's header.
+func (h *Header) Head() *Header { return h }
+
+// The event types of RECORD.md.
+const (
+	EvRejected    = "rejected"
+	EvHandStarted = "hand_started"
+	EvFolded      = "folded"
+	EvRevealed    = "revealed"
+	EvResolved    = "resolved"
+	EvLeft        = "left"
+	EvGameOver    = "game_over"
+	EvMatchOver   = "match_over"
+)
+
+// Rejected reports a refused record line.
+type Rejected struct {
+	Header
+	Line    int    `json:"line"`
+	Reason  Reason `json:"reason"`
+	Message string `json:"message"`
+}
+
+// HandStarted opens a hand: who opens and how many dice each seat in the
+// hand holds.
+type HandStarted struct {
+	Header
+	Game   int            `json:"game"`
+	Hand   int            `json:"hand"`
+	Opener string         `json:"opener"`
+	Dice   map[string]int `json:"dice"`
+}
+
+// Folded reports a tavern fold: the die it cost and whether the seat is out.
+type Folded struct {
+	Header
+	Seat string         `json:"seat"`
+	Dice map[string]int `json:"dice"`
+	Out  []string       `json:"out"`
+}
+
+// Revealed carries the dice of a reveal as accepted, right before its
+// Resolved.
+type Revealed struct {
+	Header
+	Dice map[string][]int `json:"dice"`
+}
+
+// BidView is a bid as events show it.
+type BidView struct {
+	Quantity int `json:"quantity"`
+	Face     int `json:"face"`
+}
+
+// Resolved reports the outcome of a call, or of a hand ended by folds.
+type Resolved struct {
+	Header
+	Call   string   `json:"call"`
+	Bidder string   `json:"bidder,omitempty"`
+	Caller string   `json:"caller,omitempty"`
+	Bid    *BidView `json:"bid,omitempty"`
+	Count  *int     `json:"count,omitempty"`
+	// Dice is each seat's change in its number of dice, zeros left out.
+	Dice map[string]int `json:"dice"`
+	// Out lists the seats that left play because of this resolution.
+	Out        []string       `json:"out"`
+	Payout     map[string]int `json:"payout,omitempty"`
+	RunningPot *int           `json:"running_pot,omitempty"`
+}
+
+// Left reports an accepted leave.
+type Left struct {
+	Header
+	Seat string `json:"seat"`
+}
+
+// GameOver ends a game (in endurance, a round).
+type GameOver struct {
+	Header
+	Game   int    `json:"game"`
+	Winner string `json:"winner"`
+	// Pot is what the winner took, where chips are played.
+	Pot *int `json:"pot,omitempty"`
+}
+
+// MatchOver ends an endurance match.
+type MatchOver struct {
+	Header
+	Winner string         `json:"winner"`
+	Wins   map[string]int `json:"wins"`
+}

@@ -1,0 +1,405 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Phase is where a game stands.
+type Phase string
+
+// The phases of MQTT.md's state snapshot.
+const (
+	PhaseIdle     Phase = "idle"
+	PhaseOpening  Phase = "opening"
+	PhaseBidding  Phase = "bidding"
+	PhaseReveal   Phase = "reveal"
+	PhaseGameOver Phase = "game_over"
+)
+
+type seat struct {
+	name     string
+	dice     int
+	out      bool // out of the game: no dice, six dice in kids, or left
+	left     bool
+	roundOut bool // endurance: out of this round
+	folded   bool // tavern: folded in this hand
+	chips    int
+	wins     int
+	shown    []int // star-board: dice set out face up in this hand
+}
+
+type bid struct{ seat, quantity, face int }
+
+// resolution is what the opener rules need to know of the last hand.
+type resolution struct {
+	call        string
+	caller      int
+	bidder      int
+	loser       int // the seat the call went against; -1 for none
+	winner      int // the seat the call went for; -1 for none
+	rightSpotOn bool
+}
+
+// game is one game (in endurance, one match) of one preset.
+type game struct {
+	p   *Preset
+	s   settings
+	rng *rand.Rand
+
+	seats  []*seat
+	byName map[string]int
+	first  int // -1 when new_game named no first seat
+
+	phase  Phase
+	number int // game number; in endurance, the round
+	hand   int
+	opener int
+	turn   int // -1 when nobody is to act
+
+	bid      *bid
+	acted    bool // an action was taken in this hand
+	showOpen bool // the last bidder may still show dice
+	callKind string
+	caller   int
+
+	stake, pot, runningPot int // tavern
+	antePot                int // classic
+	lastFolder             int // tavern: the seat that folded last in this hand
+	tied                   []int
+	roundWinner            int // endurance: the last round's winner
+	last                   *resolution
+
+	events []Event
+}
+
+func (g *game) emit(e Event) { g.events = append(g.events, e) }
+
+// newGame checks a new_game action and starts the game it describes.
+func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) {
+	if r := CheckOptionValues(a.Options); r != nil {
+		return nil, r
+	}
+	p, ok := Presets[a.Rules]
+	if !ok {
+		if a.Rules == "" {
+			return nil, reject(UnknownRules, "new_game names no rules; presets are %v", PresetNames())
+		}
+		return nil, reject(UnknownRules, "no preset %q; presets are %v", a.Rules, PresetNames())
+	}
+	s, r := p.settle(a.Options)
+	if r != nil {
+		return nil, r
+	}
+	if r := checkSeats(p, a.Seats); r != nil {
+		return nil, r
+	}
+	g := &game{
+		p: p, s: s, rng: newRand(a.Seed),
+		byName: make(map[string]int, len(a.Seats)),
+		first:  -1, turn: -1, caller: -1, lastFolder: -1, roundWinner: -1,
+		number: 1,
+	}
+	for i, name := range a.Seats {
+		g.seats = append(g.seats, &seat{name: name, dice: s.dice, chips: s.purse})
+		g.byName[name] = i
+	}
+	if !p.Stakes {
+		for _, st := range g.seats {
+			st.chips = 0
+		}
+	}
+	if a.First != "" {
+		i, ok := g.byName[a.First]
+		if !ok {
+			return nil, reject(UnknownSeat, "first seat %q is not at this table", a.First)
+		}
+		g.first = i
+	}
+	if p.Ante {
+		g.antePot = s.ante * len(g.seats)
+	}
+	g.beginGame()
+	return g, nil
+}
+
+// checkSeats checks seat names and their number against the preset.
+func checkSeats(p *Preset, names []string) *Rejection {
+	if len(names) == 0 {
+		return reject(BadSeats, "new_game names no seats")
+	}
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if !validSeatName(n) {
+			return reject(BadSeats, "seat name %q is not 1 to 32 letters, digits, spaces, _ or -", n)
+		}
+		if seen[n] {
+			return reject(BadSeats, "seat %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	if len(names) < p.MinSeats || len(names) > p.MaxSeats {
+		return reject(BadSeats, "%s is played by %d to %d seats, not %d", p.Name, p.MinSeats, p.MaxSeats, len(names))
+	}
+	return nil
+}
+
+// validSeatName reports whether n is 1 to 32 letters, digits, spaces, _ or -.
+func validSeatName(n string) bool {
+	if n == "" || utf8.RuneCountInString(n) > 32 {
+		return false
+	}
+	for _, r := range n {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ' ' && r != '_' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// beginGame starts the first hand, or the opening roll that finds its opener.
+func (g *game) beginGame() {
+	g.hand = 0
+	g.last = nil
+	if o := g.openerFor(nil); o >= 0 {
+		g.startHand(o)
+		return
+	}
+	g.phase = PhaseOpening
+	g.turn = -1
+	g.tied = g.tied[:0]
+	for i := range g.seats {
+		if g.inGame(i) {
+			g.tied = append(g.tied, i)
+		}
+	}
+}
+
+func (g *game) inGame(i int) bool { return !g.seats[i].out }
+
+// inRound reports whether the seat plays the current round: in endurance
+// out-of-round seats sit out; elsewhere it is inGame.
+func (g *game) inRound(i int) bool { return !g.seats[i].out && !g.seats[i].roundOut }
+
+// inHand reports whether the seat's dice are in play in this hand.
+func (g *game) inHand(i int) bool { return g.inRound(i) && !g.seats[i].folded }
+
+// nextFrom returns the first seat clockwise after i (i excluded) that
+// satisfies ok, or -1.
+func (g *game) nextFrom(i int, ok func(int) bool) int {
+	n := len(g.seats)
+	for k := 1; k <= n; k++ {
+		if j := (i + k) % n; j != i && ok(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+// prevFrom returns the first seat counter-clockwise before i that satisfies
+// ok, or -1.
+func (g *game) prevFrom(i int, ok func(int) bool) int {
+	n := len(g.seats)
+	for k := 1; k < n; k++ {
+		if j := (i - k + n) % n; ok(j) {
+			return j
+		}
+	}
+	return -1
+}
+
+func (g *game) count(pred func(int) bool) int {
+	c := 0
+	for i := range g.seats {
+		if pred(i) {
+			c++
+		}
+	}
+	return c
+}
+
+// diceInPlay counts every die of every seat in the hand, shown and hidden.
+func (g *game) diceInPlay() int {
+	total := 0
+	for i, st := range g.seats {
+		if g.inHand(i) {
+			total += st.dice
+		}
+	}
+	return total
+}
+
+// openerFor applies the preset's opener rule after resolution r, or for a
+// game's first hand when r is nil. It returns -1 when an opening roll must
+// decide.
+func (g *game) openerFor(r *resolution) int {
+	if r == nil {
+		switch {
+		case g.p.Match && g.roundWinner >= 0:
+			return g.seatOrNext(g.roundWinner, g.inRound)
+		case g.first >= 0 && g.inRound(g.first):
+			return g.first
+		case g.p.OpeningRoll:
+			return -1
+		}
+		return g.draw(g.inRound)
+	}
+	switch g.p.Opener {
+	case OpenAfterOut:
+		return g.nextFrom(r.loser, g.inRound)
+	case OpenChallenger:
+		return g.seatOrNext(r.caller, g.inGame)
+	case OpenLoserFewest:
+		if r.loser >= 0 && g.inGame(r.loser) {
+			return r.loser
+		}
+		return g.fewest()
+	case OpenLoserElseWinner:
+		if r.rightSpotOn {
+			return g.seatOrNext(r.caller, g.inGame)
+		}
+		if g.inGame(r.loser) {
+			return r.loser
+		}
+		return g.seatOrNext(r.winner, g.inGame)
+	case OpenLoserElseNext:
+		if r.rightSpotOn {
+			return g.prevFrom(r.caller, g.inGame)
+		}
+		return g.seatOrNext(r.loser, g.inGame)
+	}
+	return g.nextFrom(0, g.inGame)
+}
+
+// seatOrNext returns i if ok(i), else the next seat clockwise that is.
+func (g *game) seatOrNext(i int, ok func(int) bool) int {
+	if i >= 0 && ok(i) {
+		return i
+	}
+	return g.nextFrom(i, ok)
+}
+
+// draw picks a seeded random seat among those that satisfy ok.
+func (g *game) draw(ok func(int) bool) int {
+	var c []int
+	for i := range g.seats {
+		if ok(i) {
+			c = append(c, i)
+		}
+	}
+	if len(c) == 0 {
+		return -1
+	}
+	return c[g.rng.IntN(len(c))]
+}
+
+// fewest picks tavern's opener when the loser is out: fewest dice, then
+// fewest chips, then a seeded draw.
+func (g *game) fewest() int {
+	best := -1
+	for i, st := range g.seats {
+		if !g.inGame(i) {
+			continue
+		}
+		if best < 0 || st.dice < g.seats[best].dice ||
+			(st.dice == g.seats[best].dice && st.chips < g.seats[best].chips) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	b := g.seats[best]
+	return g.draw(func(i int) bool {
+		return g.inGame(i) && g.seats[i].dice == b.dice && g.seats[i].chips == b.chips
+	})
+}
+
+// startHand starts the next hand with the given opener.
+func (g *game) startHand(opener int) {
+	g.hand++
+	g.phase = PhaseBidding
+	g.bid = nil
+	g.acted = false
+	g.showOpen = false
+	g.callKind = ""
+	g.caller = -1
+	g.pot = 0
+	g.stake = g.hand
+	g.lastFolder = -1
+	for _, st := range g.seats {
+		st.folded = false
+		st.shown = nil
+	}
+	g.announceHand(opener)
+}
+
+// announceHand makes opener the seat to act and emits hand_started.
+func (g *game) announceHand(opener int) {
+	g.opener = opener
+	g.turn = opener
+	dice := make(map[string]int)
+	for i, st := range g.seats {
+		if g.inHand(i) {
+			dice[st.name] = st.dice
+		}
+	}
+	g.emit(&HandStarted{Header: Header{Type: EvHandStarted}, Game: g.number, Hand: g.hand,
+		Opener: g.seats[opener].name, Dice: dice})
+}
+
+// passTurn gives the turn to the next seat in the hand.
+func (g *game) passTurn() { g.turn = g.nextFrom(g.turn, g.inHand) }
+
+// raises reports whether (q, f) raises the standing bid.
+func (g *game) raises(q, f int) bool {
+	b := g.bid
+	switch g.p.Raise {
+	case RaiseQuantityOrFace:
+		return q > b.quantity || (q == b.quantity && f > b.face)
+	case RaiseEither:
+		return q > b.quantity || f > b.face
+	case RaiseFaceOrQuantity:
+		return f > b.face || (f == b.face && q > b.quantity)
+	case RaiseTrack:
+		from, to := trackSpace(b.quantity, b.face), trackSpace(q, f)
+		if to != from {
+			return to > from
+		}
+		return f != 1 && f > b.face
+	}
+	return false
+}
+
+// trackSpace is the index of a bid's space on the star-board track: number
+// spaces 1, 2, star 1, 3, 4, star 2, ... A star bid (face 1) of k stands on
+// star space k; a number bid of q on number space q.
+func trackSpace(q, f int) int {
+	if f == 1 {
+		return 3*q - 1
+	}
+	return q - 1 + (q-1)/2
+}
+
+// wildFace is the face that counts for any other, or 0 when none does.
+func (g *game) wildFace() int {
+	if g.s.wild {
+		return 1
+	}
+	return 0
+}
+
+// countBid counts the dice showing face f, with wilds for another face.
+func (g *game) countBid(dice map[int][]int, f int) int {
+	w := g.wildFace()
+	c := 0
+	for _, faces := range dice {
+		for _, x := range faces {
+			if x == f || (w != 0 && f != w && x == w) {
+				c++
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,118 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/liarsd/liarsd/engine"
+)
+
+// MaxLineBytes is the longest record line read; a longer one is refused as
+// bad_input and skipped.
+const MaxLineBytes = 1 << 20
+
+// Adjudicate reads a game record from r and writes the referee's events to
+// w, one JSON object per line. Refused lines become rejected events and
+// change nothing. It returns an error only when r cannot be read or w
+// cannot be written.
+func Adjudicate(r io.Reader, w io.Writer) error {
+	t := engine.NewTable()
+	ew := NewEventWriter(w)
+	err := ReadLines(r, func(n int, line []byte, tooLong bool) error {
+		if tooLong {
+			return ew.Write(t.Reject(n, badInput("the line is longer than %d bytes", MaxLineBytes)))
+		}
+		evs, err := Apply(t, line)
+		if err != nil {
+			return ew.Write(t.Reject(n, err))
+		}
+		return ew.Write(evs...)
+	})
+	if ferr := ew.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// Apply decodes one record line and applies it to the table.
+func Apply(t *engine.Table, line []byte) ([]engine.Event, error) {
+	a, err := Decode(line)
+	if err != nil {
+		return nil, err
+	}
+	return t.Apply(a)
+}
+
+// ReadLines calls fn with each non-blank line of r and its number (counting
+// from 1, blank lines included). A line longer than MaxLineBytes is passed
+// with tooLong set and its text cut.
+func ReadLines(r io.Reader, fn func(n int, line []byte, tooLong bool) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if len(long) <= MaxLineBytes {
+				long = append(long, chunk...)
+			}
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("record: reading line %d: %w", n+1, err)
+		}
+		if len(chunk) == 0 && err == io.EOF && long == nil {
+			return nil
+		}
+		n++
+		line := chunk
+		if long != nil {
+			line = append(long, chunk...)
+			long = nil
+		}
+		tooLong := len(line) > MaxLineBytes
+		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
+			if ferr := fn(n, t, tooLong); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// EventWriter writes events as JSON Lines.
+type EventWriter struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+}
+
+// NewEventWriter returns a writer of events to w; call Flush when done.
+func NewEventWriter(w io.Writer) *EventWriter {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &EventWriter{bw: bw, enc: enc}
+}
+
+// Write writes each event on a line of its own.
+func (ew *EventWriter) Write(evs ...engine.Event) error {
+	for _, e := range evs {
+		if err := ew.enc.Encode(e); err != nil {
+			return fmt.Errorf("record: writing event: %w", err)
+		}
+	}
+	return nil
+}
+
+// Flush writes any buffered events.
+func (ew *EventWriter) Flush() error {
+	if err := ew.bw.Flush(); err != nil {
+		return fmt.Errorf("record: writing events: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package engine
+
+import "math/rand/v2"
+
+// Table referees one table: a sequence of games, each begun by a new_game
+// action. It numbers its events with seq, 1, 2, 3, ... without gaps.
+type Table struct {
+	seq     int
+	g       *game
+	newRand func(seed int64) *rand.Rand
+}
+
+// NewTable returns a table with no game yet.
+func NewTable() *Table {
+	return &Table{newRand: SeededRand}
+}
+
+// SeededRand is the engine's source of randomness for a game's seed: the
+// same seed always gives the same draws.
+func SeededRand(seed int64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), 0x6c69617273646963))
+}
+
+// Apply checks one action and carries it out. It returns the events the
+// action caused, numbered, or a *Rejection that says why it was refused; a
+// refused action changes nothing.
+func (t *Table) Apply(a Action) ([]Event, error) {
+	if r := t.apply(a); r != nil {
+		return nil, r
+	}
+	evs := t.g.events
+	t.g.events = nil
+	for _, e := range evs {
+		t.seq++
+		e.Head().Seq = t.seq
+	}
+	return evs, nil
+}
+
+func (t *Table) apply(a Action) *Rejection {
+	if a.Type == ActNewGame {
+		g, r := newGame(a, t.newRand)
+		if r != nil {
+			return r
+		}
+		t.g = g // a game in progress is abandoned
+		return nil
+	}
+	if !knownAction(a.Type) {
+		return reject(BadInput, "unknown type %q", a.Type)
+	}
+	if t.g == nil {
+		return reject(NoGame, "no game has started; a new_game comes first")
+	}
+	if t.g.phase == PhaseGameOver {
+		return reject(NoGame, "the game is over; a new_game starts the next")
+	}
+	return t.g.apply(a)
+}
+
+func knownAction(typ string) bool {
+	switch typ {
+	case ActNewGame, ActOpeningRoll, ActBid, ActShow, ActChallenge, ActSpotOn, ActReveal, ActFold, ActAllIn, ActLeave:
+		return true
+	}
+	return false
+}
+
+// Reject numbers the rejected event of a refused record line.
+func (t *Table) Reject(line int, err error) *Rejected {
+	r, ok := err.(*Rejection)
+	if !ok {
+		r = &Rejection{Reason: BadInput, Message: err.Error()}
+	}
+	t.seq++
+	return &Rejected{Header: Header{Type: EvRejected, Seq: t.seq}, Line: line, Reason: r.Reason, Message: r.Message}
+}
+
+// Seq returns the seq of the last event.
+func (t *Table) Seq() int { return t.seq }
