@@ -1,0 +1,114 @@
+package engine
+
+// Snapshot is the table's state as MQTT.md's retained state topic carries
+// it. It holds no hidden die: only counts, and the dice a seat has shown.
+type Snapshot struct {
+	Seq   int      `json:"seq"`
+	Rules string   `json:"rules"`
+	Game  int      `json:"game"`
+	Hand  int      `json:"hand"`
+	Phase Phase    `json:"phase"`
+	Turn  *string  `json:"turn"`
+	Bid   *BidSeat `json:"bid"`
+	// Call is the call awaiting its reveal, in the reveal phase.
+	Call  *CallView      `json:"call,omitempty"`
+	Seats []SeatView     `json:"seats"`
+	Wins  map[string]int `json:"wins,omitempty"`
+	// Stake, Pot and RunningPot are tavern's; Pot is also classic's antes.
+	Stake      *int `json:"stake,omitempty"`
+	Pot        *int `json:"pot,omitempty"`
+	RunningPot *int `json:"running_pot,omitempty"`
+	// Sides is the number of faces of the dice; StarDie says face 1 is the
+	// star.
+	Sides   int  `json:"sides"`
+	StarDie bool `json:"star_die,omitempty"`
+	Wild    bool `json:"wild,omitempty"`
+}
+
+// BidSeat is the standing bid and who made it.
+type BidSeat struct {
+	Seat     string `json:"seat"`
+	Quantity int    `json:"quantity"`
+	Face     int    `json:"face"`
+}
+
+// CallView is a call awaiting its reveal.
+type CallView struct {
+	Call   string `json:"call"`
+	Caller string `json:"caller"`
+}
+
+// SeatView is one seat in a snapshot.
+type SeatView struct {
+	Name string `json:"name"`
+	Dice int    `json:"dice"`
+	// Out: the seat is out of the game (in endurance, out of the round).
+	Out      bool `json:"out"`
+	Left     bool `json:"left,omitempty"`
+	Computer bool `json:"computer"`
+	// InHand: the seat's dice are in play in this hand (a reveal needs
+	// them).
+	InHand bool  `json:"in_hand"`
+	Chips  *int  `json:"chips,omitempty"`
+	Shown  []int `json:"shown,omitempty"`
+}
+
+// Snapshot returns the table's state. Before any game its phase is idle.
+func (t *Table) Snapshot() Snapshot {
+	s := Snapshot{Seq: t.seq, Phase: PhaseIdle, Seats: []SeatView{}}
+	g := t.g
+	if g == nil {
+		return s
+	}
+	s.Rules, s.Game, s.Hand, s.Phase = g.p.Name, g.number, g.hand, g.phase
+	s.Sides, s.StarDie, s.Wild = g.s.sides, g.p.StarDie, g.s.wild
+	if g.turn >= 0 && g.phase == PhaseBidding {
+		s.Turn = &g.seats[g.turn].name
+	}
+	if g.bid != nil {
+		s.Bid = &BidSeat{Seat: g.seats[g.bid.seat].name, Quantity: g.bid.quantity, Face: g.bid.face}
+	}
+	if g.phase == PhaseReveal {
+		s.Call = &CallView{Call: g.callKind, Caller: g.seats[g.caller].name}
+	}
+	for i, st := range g.seats {
+		v := SeatView{Name: st.name, Dice: st.dice, Out: st.out || st.roundOut, Left: st.left,
+			InHand: g.phase != PhaseGameOver && g.phase != PhaseOpening && g.inHand(i)}
+		if g.p.Stakes {
+			c := st.chips
+			v.Chips = &c
+		}
+		v.Shown = append([]int(nil), st.shown...)
+		s.Seats = append(s.Seats, v)
+	}
+	if g.p.Match {
+		s.Wins = make(map[string]int, len(g.seats))
+		for _, st := range g.seats {
+			s.Wins[st.name] = st.wins
+		}
+	}
+	switch {
+	case g.p.Stakes:
+		stake, pot, running := g.stake, g.pot, g.runningPot
+		s.Stake, s.Pot, s.RunningPot = &stake, &pot, &running
+	case g.p.Ante:
+		pot := g.antePot
+		s.Pot = &pot
+	}
+	return s
+}
+
+// DiceInPlay returns the number of dice each seat in the hand holds: what
+// a reveal must give. It is empty outside a hand.
+func (t *Table) DiceInPlay() map[string]int {
+	m := map[string]int{}
+	if t.g == nil || t.g.phase == PhaseGameOver || t.g.phase == PhaseOpening {
+		return m
+	}
+	for i, st := range t.g.seats {
+		if t.g.inHand(i) {
+			m[st.name] = st.dice
+		}
+	}
+	return m
+}
