@@ -11,9 +11,11 @@ type Snapshot struct {
 	Turn  *string  `json:"turn"`
 	Bid   *BidSeat `json:"bid"`
 	// Call is the call awaiting its reveal, in the reveal phase.
-	Call  *CallView      `json:"call,omitempty"`
-	Seats []SeatView     `json:"seats"`
-	Wins  map[string]int `json:"wins,omitempty"`
+	Call *CallView `json:"call,omitempty"`
+	// Rolling lists the seats whose opening roll is awaited (star-board).
+	Rolling []string       `json:"rolling,omitempty"`
+	Seats   []SeatView     `json:"seats"`
+	Wins    map[string]int `json:"wins,omitempty"`
 	// Stake, Pot and RunningPot are tavern's; Pot is also classic's antes.
 	Stake      *int `json:"stake,omitempty"`
 	Pot        *int `json:"pot,omitempty"`
@@ -70,6 +72,11 @@ func (t *Table) Snapshot() Snapshot {
 	}
 	if g.phase == PhaseReveal {
 		s.Call = &CallView{Call: g.callKind, Caller: g.seats[g.caller].name}
+	}
+	if g.phase == PhaseOpening {
+		for _, i := range g.tied {
+			s.Rolling = append(s.Rolling, g.seats[i].name)
+		}
 	}
 	for i, st := range g.seats {
 		v := SeatView{Name: st.name, Dice: st.dice, Out: st.out || st.roundOut, Left: st.left,

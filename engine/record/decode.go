@@ -6,252 +6,203 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
+	"reflect"
+	"strings"
 
 	"github.com/liarsd/liarsd/engine"
 )
 
-// line holds a record line's fields before their types are checked.
+// line is a record line with every field typed: one json.Unmarshal checks
+// them all. Integers are 32-bit so that nothing a line holds can overflow
+// the engine's arithmetic.
 type line struct {
-	Type     json.RawMessage `json:"type"`
-	Seat     json.RawMessage `json:"seat"`
-	Quantity json.RawMessage `json:"quantity"`
-	Face     json.RawMessage `json:"face"`
-	Stake    json.RawMessage `json:"stake"`
-	Shown    json.RawMessage `json:"shown"`
-	Dice     json.RawMessage `json:"dice"`
-	Rules    json.RawMessage `json:"rules"`
-	Seats    json.RawMessage `json:"seats"`
-	First    json.RawMessage `json:"first"`
-	Seed     json.RawMessage `json:"seed"`
-	Options  json.RawMessage `json:"options"`
+	Type     *string            `json:"type"`
+	Seat     *string            `json:"seat"`
+	Quantity *int32             `json:"quantity"`
+	Face     *int32             `json:"face"`
+	Stake    *int32             `json:"stake"`
+	Shown    []int32            `json:"shown"`
+	Dice     map[string][]int32 `json:"dice"`
+	Rules    *string            `json:"rules"`
+	Seats    []string           `json:"seats"`
+	First    *string            `json:"first"`
+	Seed     *int64             `json:"seed"`
+	Options  *options           `json:"options"`
+}
+
+type options struct {
+	Dice       *int32  `json:"dice"`
+	Sides      *int32  `json:"sides"`
+	Wild       *string `json:"wild"`
+	DieHard    *bool   `json:"die_hard"`
+	ShowReroll *bool   `json:"show_reroll"`
+	Games      *int32  `json:"games"`
+	Purse      *int32  `json:"purse"`
+	Ante       *int32  `json:"ante"`
 }
 
 // Decode parses one record line into an action. A line that is not a JSON
-// object, has no known type, or has a field of the wrong type gives a
-// *engine.Rejection with reason bad_input. Fields it does not know are
-// ignored.
+// object, has no known type, lacks a field its type needs, or has a field of
+// the wrong type gives a *engine.Rejection with reason bad_input. Fields it
+// does not know are ignored.
 func Decode(b []byte) (engine.Action, error) {
-	var l line
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return engine.Action{}, badInput("the line is not a JSON object")
 	}
+	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
+		var te *json.UnmarshalTypeError
+		var uo unknownOptionError
+		if errors.As(err, &uo) {
+			return engine.Action{}, badInput("unknown option %q (options are %s)", string(uo), strings.Join(engine.OptionNames, ", "))
+		}
+		if errors.As(err, &te) {
+			return engine.Action{}, badInput("field %q must be %s", te.Field, kindOf(te.Type.String()))
+		}
 		return engine.Action{}, badInput("the line is not JSON: %v", err)
 	}
-	var a engine.Action
-	p := parser{}
-	if given(l.Type) {
-		a.Type = p.str(l.Type, "type")
+	if l.Type == nil || *l.Type == "" {
+		return engine.Action{}, badInput("the line has no type")
 	}
-	if p.err != nil {
-		return a, p.err
+	a := engine.Action{Type: *l.Type, Seat: deref(l.Seat)}
+	var missing string
+	need := func(ok bool, field string) {
+		if !ok && missing == "" {
+			missing = field
+		}
 	}
 	switch a.Type {
-	case "":
-		return a, badInput("the line has no type")
 	case engine.ActNewGame:
-		a.Rules = p.optStr(l.Rules, "rules")
-		a.Seats = p.strs(l.Seats, "seats")
-		a.First = p.optStr(l.First, "first")
-		if given(l.Seed) {
-			a.Seed = p.int64(l.Seed, "seed")
+		a.Rules, a.Seats, a.First = deref(l.Rules), l.Seats, deref(l.First)
+		if l.Seed != nil {
+			a.Seed = *l.Seed
 		}
-		a.Options = p.options(l.Options)
+		if l.Options != nil {
+			a.Options = l.Options.engine()
+			if r := engine.CheckOptionValues(a.Options); r != nil {
+				return engine.Action{}, r
+			}
+		}
 	case engine.ActOpeningRoll, engine.ActReveal:
-		a.Dice = p.dice(l.Dice)
+		need(l.Dice != nil, "dice")
+		a.Dice = make(map[string][]int, len(l.Dice))
+		for seat, faces := range l.Dice {
+			a.Dice[seat] = ints(faces)
+		}
 	case engine.ActBid:
-		a.Seat = p.str(l.Seat, "seat")
-		a.Quantity = p.int(l.Quantity, "quantity")
-		a.Face = p.int(l.Face, "face")
-		a.Stake = p.optInt(l.Stake, "stake")
+		need(l.Seat != nil, "seat")
+		need(l.Quantity != nil, "quantity")
+		need(l.Face != nil, "face")
+		a.Quantity, a.Face, a.Stake = intOf(l.Quantity), intOf(l.Face), intPtr(l.Stake)
 	case engine.ActShow:
-		a.Seat = p.str(l.Seat, "seat")
-		a.Shown = p.ints(l.Shown, "shown")
+		need(l.Seat != nil, "seat")
+		need(l.Shown != nil, "shown")
+		a.Shown = ints(l.Shown)
 	case engine.ActChallenge:
-		a.Seat = p.str(l.Seat, "seat")
-		a.Stake = p.optInt(l.Stake, "stake")
+		need(l.Seat != nil, "seat")
+		a.Stake = intPtr(l.Stake)
 	case engine.ActSpotOn, engine.ActFold, engine.ActAllIn, engine.ActLeave:
-		a.Seat = p.str(l.Seat, "seat")
+		need(l.Seat != nil, "seat")
 	default:
-		return a, badInput("unknown type %q", a.Type)
+		return engine.Action{}, badInput("unknown type %q", a.Type)
 	}
-	if p.err != nil {
-		return engine.Action{}, p.err
+	if missing != "" {
+		return engine.Action{}, badInput("a %s needs the field %q", a.Type, missing)
 	}
 	return a, nil
+}
+
+// engine converts the options; unknown option names are found by
+// checkOptionNames, since json.Unmarshal ignores them.
+func (o *options) engine() engine.Options {
+	var e engine.Options
+	e.Dice, e.Sides, e.Games, e.Purse, e.Ante = intPtr(o.Dice), intPtr(o.Sides), intPtr(o.Games), intPtr(o.Purse), intPtr(o.Ante)
+	e.Wild, e.DieHard, e.ShowReroll = o.Wild, o.DieHard, o.ShowReroll
+	return e
+}
+
+// UnmarshalJSON refuses option names the referee does not know, so that a
+// typo in a table's configuration is caught.
+func (o *options) UnmarshalJSON(b []byte) error {
+	var names map[string]json.RawMessage
+	if err := json.Unmarshal(b, &names); err != nil {
+		return &json.UnmarshalTypeError{Value: "options", Type: reflect.TypeFor[options](), Field: "options"}
+	}
+	for n := range names {
+		if !knownOption(n) {
+			return unknownOptionError(n)
+		}
+	}
+	type plain options // without this method
+	return json.Unmarshal(b, (*plain)(o))
+}
+
+// unknownOptionError names an option the referee does not know.
+type unknownOptionError string
+
+func (e unknownOptionError) Error() string { return "unknown option " + string(e) }
+
+func knownOption(n string) bool {
+	for _, k := range engine.OptionNames {
+		if k == n {
+			return true
+		}
+	}
+	return false
 }
 
 func badInput(format string, args ...any) *engine.Rejection {
 	return &engine.Rejection{Reason: engine.BadInput, Message: fmt.Sprintf(format, args...)}
 }
 
-// given reports whether a field is present and not null.
-func given(raw json.RawMessage) bool {
-	return len(raw) > 0 && string(raw) != "null"
-}
-
-// parser converts raw fields, keeping the first error.
-type parser struct{ err *engine.Rejection }
-
-func (p *parser) fail(field, want string) {
-	if p.err == nil {
-		p.err = badInput("field %q must be %s", field, want)
+// kindOf names a Go type for people.
+func kindOf(goType string) string {
+	switch {
+	case strings.Contains(goType, "map"):
+		return "an object of seats and their faces"
+	case strings.HasPrefix(goType, "[]string"):
+		return "a list of strings"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list of integers"
+	case strings.Contains(goType, "int"):
+		return "an integer"
+	case strings.Contains(goType, "bool"):
+		return "true or false"
+	case strings.Contains(goType, "options"):
+		return "an object"
 	}
+	return "a string"
 }
 
-func (p *parser) str(raw json.RawMessage, field string) string {
-	if !given(raw) || raw[0] != '"' {
-		p.fail(field, "a string")
+func deref(s *string) string {
+	if s == nil {
 		return ""
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		p.fail(field, "a string")
-	}
-	return s
+	return *s
 }
 
-func (p *parser) optStr(raw json.RawMessage, field string) string {
-	if !given(raw) {
-		return ""
-	}
-	return p.str(raw, field)
-}
-
-func (p *parser) int64(raw json.RawMessage, field string) int64 {
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil {
-		p.fail(field, "an integer")
-	}
-	return n
-}
-
-// int parses an integer that fits in 32 bits, so that no arithmetic on it
-// can overflow.
-func (p *parser) int(raw json.RawMessage, field string) int {
-	if !given(raw) {
-		p.fail(field, "an integer")
+func intOf(n *int32) int {
+	if n == nil {
 		return 0
 	}
-	n, err := strconv.ParseInt(string(raw), 10, 32)
-	if err != nil {
-		p.fail(field, "an integer")
-	}
-	return int(n)
+	return int(*n)
 }
 
-func (p *parser) optInt(raw json.RawMessage, field string) *int {
-	if !given(raw) {
+func intPtr(n *int32) *int {
+	if n == nil {
 		return nil
 	}
-	n := p.int(raw, field)
-	return &n
+	v := int(*n)
+	return &v
 }
 
-func (p *parser) ints(raw json.RawMessage, field string) []int {
-	var rs []json.RawMessage
-	if !given(raw) || raw[0] != '[' || json.Unmarshal(raw, &rs) != nil {
-		p.fail(field, "a list of integers")
-		return nil
-	}
-	out := make([]int, len(rs))
-	for i, r := range rs {
-		out[i] = p.int(r, field)
+func ints(ns []int32) []int {
+	out := make([]int, len(ns))
+	for i, n := range ns {
+		out[i] = int(n)
 	}
 	return out
-}
-
-// strs parses a list of strings; a missing list is left to the engine
-// (bad_seats), a list of something else is bad_input.
-func (p *parser) strs(raw json.RawMessage, field string) []string {
-	if !given(raw) {
-		return nil
-	}
-	var rs []json.RawMessage
-	if raw[0] != '[' || json.Unmarshal(raw, &rs) != nil {
-		p.fail(field, "a list of strings")
-		return nil
-	}
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = p.str(r, field)
-	}
-	return out
-}
-
-func (p *parser) dice(raw json.RawMessage) map[string][]int {
-	var m map[string]json.RawMessage
-	if !given(raw) || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		p.fail("dice", "an object of seats and their faces")
-		return nil
-	}
-	out := make(map[string][]int, len(m))
-	for seat, r := range m {
-		out[seat] = p.ints(r, "dice")
-	}
-	return out
-}
-
-func (p *parser) options(raw json.RawMessage) engine.Options {
-	var o engine.Options
-	if !given(raw) {
-		return o
-	}
-	var m map[string]json.RawMessage
-	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		p.fail("options", "an object")
-		return o
-	}
-	for name, r := range m {
-		switch name {
-		case "dice":
-			o.Dice = p.optInt(r, "options.dice")
-		case "sides":
-			o.Sides = p.optInt(r, "options.sides")
-		case "games":
-			o.Games = p.optInt(r, "options.games")
-		case "purse":
-			o.Purse = p.optInt(r, "options.purse")
-		case "ante":
-			o.Ante = p.optInt(r, "options.ante")
-		case "wild":
-			if given(r) {
-				w := p.str(r, "options.wild")
-				o.Wild = &w
-			}
-		case "die_hard":
-			o.DieHard = p.optBool(r, "options.die_hard")
-		case "show_reroll":
-			o.ShowReroll = p.optBool(r, "options.show_reroll")
-		default:
-			if p.err == nil {
-				p.err = badInput("unknown option %q (options are %v)", name, engine.OptionNames)
-			}
-		}
-	}
-	if p.err == nil {
-		if r := engine.CheckOptionValues(o); r != nil {
-			p.err = r
-		}
-	}
-	return o
-}
-
-func (p *parser) optBool(raw json.RawMessage, field string) *bool {
-	if !given(raw) {
-		return nil
-	}
-	switch string(raw) {
-	case "true":
-		t := true
-		return &t
-	case "false":
-		f := false
-		return &f
-	}
-	p.fail(field, "true or false")
-	return nil
 }

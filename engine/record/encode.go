@@ -1,0 +1,79 @@
+package record
+
+import (
+	"encoding/json"
+
+	"github.com/liarsd/liarsd/engine"
+)
+
+// wireLine is a record line as written: only the fields of its type.
+type wireLine struct {
+	Type     string           `json:"type"`
+	Rules    string           `json:"rules,omitempty"`
+	Seats    []string         `json:"seats,omitempty"`
+	First    string           `json:"first,omitempty"`
+	Seed     *int64           `json:"seed,omitempty"`
+	Options  map[string]any   `json:"options,omitempty"`
+	Seat     string           `json:"seat,omitempty"`
+	Quantity *int             `json:"quantity,omitempty"`
+	Face     *int             `json:"face,omitempty"`
+	Stake    *int             `json:"stake,omitempty"`
+	Shown    []int            `json:"shown,omitempty"`
+	Dice     map[string][]int `json:"dice,omitempty"`
+}
+
+// Encode writes an action as a record line (without a newline): the
+// inverse of Decode.
+func Encode(a engine.Action) []byte {
+	w := wireLine{Type: a.Type, Seat: a.Seat}
+	switch a.Type {
+	case engine.ActNewGame:
+		w.Rules, w.Seats, w.First, w.Seed = a.Rules, a.Seats, a.First, &a.Seed
+		w.Options = optionMap(a.Options)
+	case engine.ActBid:
+		w.Quantity, w.Face, w.Stake = &a.Quantity, &a.Face, a.Stake
+	case engine.ActChallenge:
+		w.Stake = a.Stake
+	case engine.ActShow:
+		w.Shown = a.Shown
+	case engine.ActReveal, engine.ActOpeningRoll:
+		w.Dice = a.Dice
+	}
+	b, err := json.Marshal(w)
+	if err != nil { // only plain values: cannot happen
+		panic("record: encoding an action: " + err.Error())
+	}
+	return b
+}
+
+func optionMap(o engine.Options) map[string]any {
+	m := map[string]any{}
+	if o.Dice != nil {
+		m["dice"] = *o.Dice
+	}
+	if o.Sides != nil {
+		m["sides"] = *o.Sides
+	}
+	if o.Wild != nil {
+		m["wild"] = *o.Wild
+	}
+	if o.DieHard != nil {
+		m["die_hard"] = *o.DieHard
+	}
+	if o.ShowReroll != nil {
+		m["show_reroll"] = *o.ShowReroll
+	}
+	if o.Games != nil {
+		m["games"] = *o.Games
+	}
+	if o.Purse != nil {
+		m["purse"] = *o.Purse
+	}
+	if o.Ante != nil {
+		m["ante"] = *o.Ante
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
