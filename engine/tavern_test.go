@@ -196,7 +196,7 @@ func TestKids(t *testing.T) {
 {"type":"resolved","call":"spot_on","count":2,"dice":{}}
 {"type":"hand_started","opener":"B"}`,
 	}, {
-		name: "kids take no dice option",
+		name:   "kids take no dice option",
 		record: `{"type":"new_game","rules":"kids","seats":["A","B"],"options":{"dice":3}}`,
 		want:   `{"type":"rejected","line":1,"reason":"bad_input"}`,
 	}})

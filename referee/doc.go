@@ -1,4 +1,12 @@
 // Package referee runs one table: inputs (seat buttons, MQTT commands, an
-// operator's corrections) go to the engine; a call triggers the camera; the
-// engine's events go to the LEDs, to MQTT and to the journal.
+// operator's corrections, the camera's reveals) go to the engine; a call
+// triggers the camera; the engine's events go to the LEDs, to MQTT and to
+// the journal.
+//
+// Every input is a record line of RECORD.md, and one goroutine (Run) owns
+// the engine.Table and applies them one at a time. An accepted line is
+// appended to the journal and synced before any of its effects (events,
+// state, LEDs) leave the referee; a refused line is answered with a Reply
+// and leaves no trace, so that adjudicating the journal gives exactly the
+// events that were published.
 package referee
