@@ -14,7 +14,7 @@ type wireLine struct {
 	First    string           `json:"first,omitempty"`
 	Seed     *int64           `json:"seed,omitempty"`
 	Options  map[string]any   `json:"options,omitempty"`
-	Seat     string           `json:"seat,omitempty"`
+	Seat     *string          `json:"seat,omitempty"`
 	Quantity *int             `json:"quantity,omitempty"`
 	Face     *int             `json:"face,omitempty"`
 	Stake    *int             `json:"stake,omitempty"`
@@ -25,7 +25,12 @@ type wireLine struct {
 // Encode writes an action as a record line (without a newline): the
 // inverse of Decode.
 func Encode(a engine.Action) []byte {
-	w := wireLine{Type: a.Type, Seat: a.Seat}
+	w := wireLine{Type: a.Type}
+	switch a.Type {
+	case engine.ActNewGame, engine.ActReveal, engine.ActOpeningRoll:
+	default:
+		w.Seat = &a.Seat
+	}
 	switch a.Type {
 	case engine.ActNewGame:
 		w.Rules, w.Seats, w.First, w.Seed = a.Rules, a.Seats, a.First, &a.Seed
