@@ -8,18 +8,18 @@ import (
 
 // wireLine is a record line as written: only the fields of its type.
 type wireLine struct {
-	Type     string           `json:"type"`
-	Rules    string           `json:"rules,omitempty"`
-	Seats    []string         `json:"seats,omitempty"`
-	First    string           `json:"first,omitempty"`
-	Seed     *int64           `json:"seed,omitempty"`
-	Options  map[string]any   `json:"options,omitempty"`
-	Seat     *string          `json:"seat,omitempty"`
-	Quantity *int             `json:"quantity,omitempty"`
-	Face     *int             `json:"face,omitempty"`
-	Stake    *int             `json:"stake,omitempty"`
-	Shown    []int            `json:"shown,omitempty"`
-	Dice     map[string][]int `json:"dice,omitempty"`
+	Type     string            `json:"type"`
+	Rules    string            `json:"rules,omitempty"`
+	Seats    *[]string         `json:"seats,omitempty"`
+	First    string            `json:"first,omitempty"`
+	Seed     *int64            `json:"seed,omitempty"`
+	Options  map[string]any    `json:"options,omitempty"`
+	Seat     *string           `json:"seat,omitempty"`
+	Quantity *int              `json:"quantity,omitempty"`
+	Face     *int              `json:"face,omitempty"`
+	Stake    *int              `json:"stake,omitempty"`
+	Shown    *[]int            `json:"shown,omitempty"`
+	Dice     *map[string][]int `json:"dice,omitempty"`
 }
 
 // Encode writes an action as a record line (without a newline): the
@@ -33,16 +33,25 @@ func Encode(a engine.Action) []byte {
 	}
 	switch a.Type {
 	case engine.ActNewGame:
-		w.Rules, w.Seats, w.First, w.Seed = a.Rules, a.Seats, a.First, &a.Seed
+		w.Rules, w.First, w.Seed = a.Rules, a.First, &a.Seed
+		if a.Seats != nil {
+			w.Seats = &a.Seats
+		}
 		w.Options = optionMap(a.Options)
 	case engine.ActBid:
 		w.Quantity, w.Face, w.Stake = &a.Quantity, &a.Face, a.Stake
 	case engine.ActChallenge:
 		w.Stake = a.Stake
 	case engine.ActShow:
-		w.Shown = a.Shown
+		w.Shown = &a.Shown
+		if a.Shown == nil {
+			w.Shown = &[]int{}
+		}
 	case engine.ActReveal, engine.ActOpeningRoll:
-		w.Dice = a.Dice
+		w.Dice = &a.Dice
+		if a.Dice == nil {
+			w.Dice = &map[string][]int{}
+		}
 	}
 	b, err := json.Marshal(w)
 	if err != nil { // only plain values: cannot happen

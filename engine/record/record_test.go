@@ -164,7 +164,7 @@ func FuzzDecodeLine(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Encode(%+v) does not decode: %v", a, err)
 		}
-		if a.Type != again.Type || a.Seat != again.Seat {
+		if !reflect.DeepEqual(a, again) {
 			t.Fatalf("round trip changed %+v to %+v", a, again)
 		}
 	})
