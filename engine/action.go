@@ -20,13 +20,39 @@ type Action struct {
 	// Dice are each seat's faces, for reveal and opening_roll.
 	Dice map[string][]int
 
+	// Bluff asks for a bluff check against the next seat, a computer seat,
+	// with this bid.
+	Bluff bool
+
 	// The fields of new_game.
 	Rules   string
 	Seats   []string
 	First   string
 	Seed    int64
 	Options Options
+	// Computer names the seats the referee plays. Their dice are rolled
+	// from the game's seed and stay hidden until the reveal.
+	Computer map[string]ComputerSeat
+	// BluffBonus is each person's bonus to the bluff check.
+	BluffBonus map[string]int
+	// BluffCheck turns the bluff check on or off; nil takes the preset's
+	// default (on in classic).
+	BluffCheck *bool
 }
+
+// ComputerSeat describes a seat the referee plays.
+type ComputerSeat struct {
+	// Insight is added to its d20 against a person's bluff check.
+	Insight int
+	// Level names its strategy; the engine does not read it.
+	Level string
+}
+
+// Limits on the bluff check's numbers.
+const (
+	MaxInsight    = 20
+	MaxBluffBonus = 20
+)
 
 // The action types of RECORD.md.
 const (

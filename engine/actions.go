@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -82,6 +83,12 @@ func (g *game) doBid(a Action) *Rejection {
 	if r != nil {
 		return r
 	}
+	target := -1
+	if a.Bluff {
+		if target, r = g.bluffTarget(i); r != nil {
+			return r
+		}
+	}
 	if r := g.checkTurn(i, "bid"); r != nil {
 		return r
 	}
@@ -104,8 +111,41 @@ func (g *game) doBid(a Action) *Rejection {
 	g.bid = &bid{seat: i, quantity: a.Quantity, face: a.Face}
 	g.acted = true
 	g.showOpen = g.p.StarDie && g.s.showReroll
+	g.seats[i].flustered = false
 	g.passTurn()
+	if target >= 0 {
+		g.rollBluffCheck(i, target)
+	}
 	return nil
+}
+
+// bluffTarget checks that the bidder may roll a bluff check and returns the
+// computer seat to its left that it is rolled against.
+func (g *game) bluffTarget(i int) (int, *Rejection) {
+	switch {
+	case !g.bluffCheck:
+		return -1, reject(NotAllowed, "this table has no bluff check")
+	case g.seats[i].computer:
+		return -1, reject(NotAllowed, "only a person rolls a bluff check")
+	}
+	t := g.nextFrom(i, g.inHand)
+	if t < 0 || !g.seats[t].computer {
+		return -1, reject(NotAllowed, "a bluff check is rolled against the computer seat to the bidder's left, and %s has none", g.seats[i].name)
+	}
+	return t, nil
+}
+
+// rollBluffCheck rolls d20 + the person's bonus against d20 + the computer
+// seat's insight; a higher total flusters the computer seat.
+func (g *game) rollBluffCheck(i, t int) {
+	p, c := g.seats[i], g.seats[t]
+	roll, targetRoll := 1+g.rng.IntN(20), 1+g.rng.IntN(20)
+	success := roll+p.bluffBonus > targetRoll+c.insight
+	if success {
+		c.flustered = true
+	}
+	g.emit(&BluffCheck{Header: Header{Type: EvBluffCheck}, Seat: p.name, Target: c.name,
+		Roll: roll, Bonus: p.bluffBonus, TargetRoll: targetRoll, Insight: c.insight, Success: success})
 }
 
 // doCall handles challenge, spot_on and all_in: the seat to act calls the
@@ -143,6 +183,7 @@ func (g *game) doCall(a Action, kind string) *Rejection {
 	if kind == ActAllIn {
 		kind = ActChallenge
 	}
+	g.seats[i].flustered = false
 	g.callKind = kind
 	g.caller = i
 	g.acted = true
@@ -165,6 +206,7 @@ func (g *game) doFold(a Action) *Rejection {
 	}
 	st := g.seats[i]
 	st.folded = true
+	st.flustered = false
 	st.dice--
 	out := []string{}
 	if st.dice == 0 {
@@ -228,8 +270,14 @@ func (g *game) doShow(a Action) *Rejection {
 			return reject(BadInput, "a shown face must be 1 to %d, not %d", g.s.sides, f)
 		}
 	}
+	if st.computer && !containsAll(st.hidden, append(append([]int(nil), st.shown...), a.Shown...)) {
+		return reject(NotAllowed, "%s can show only dice it has", st.name)
+	}
 	st.shown = append(st.shown, a.Shown...)
 	g.showOpen = false
+	if st.computer { // the shown dice stay; the rest are rolled again
+		st.hidden = append(append([]int(nil), st.shown...), g.roll(st.dice-len(st.shown))...)
+	}
 	return nil
 }
 
@@ -248,8 +296,14 @@ func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[in
 	for _, i := range want {
 		st := g.seats[i]
 		faces, ok := dice[st.name]
+		if !ok && st.computer {
+			continue // the engine rolls or knows a computer seat's dice
+		}
 		if !ok {
 			return nil, reject(BadReveal, "the %s has no dice for %s", what, st.name)
+		}
+		if what == "reveal" && st.computer && (len(faces) != len(st.hidden) || !containsAll(faces, st.hidden)) {
+			return nil, reject(BadReveal, "%s is a computer seat and its dice are not %v", st.name, faces)
 		}
 		if len(faces) != st.dice {
 			return nil, reject(BadReveal, "%s has %d dice, and the %s gives %d", st.name, st.dice, what, len(faces))
@@ -264,7 +318,7 @@ func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[in
 		}
 		byIdx[i] = faces
 	}
-	if len(dice) != len(want) {
+	if len(dice) != len(byIdx) {
 		for name := range dice {
 			if i := g.byName[name]; !slices.Contains(want, i) {
 				return nil, reject(BadReveal, "%s is not in this %s", name, what)
@@ -314,7 +368,14 @@ func (g *game) doReveal(a Action) *Rejection {
 	if r != nil {
 		return r
 	}
-	g.emit(&Revealed{Header: Header{Type: EvRevealed}, Dice: a.Dice})
+	revealed := maps.Clone(a.Dice)
+	for i, st := range g.seats {
+		if _, given := dice[i]; st.computer && !given && g.inHand(i) {
+			dice[i] = st.hidden
+			revealed[st.name] = st.hidden
+		}
+	}
+	g.emit(&Revealed{Header: Header{Type: EvRevealed}, Dice: revealed})
 	g.resolve(dice)
 	return nil
 }
@@ -331,6 +392,11 @@ func (g *game) doOpeningRoll(a Action) *Rejection {
 	dice, r := g.checkDice(a.Dice, g.tied, "opening roll")
 	if r != nil {
 		return r
+	}
+	for _, i := range g.tied {
+		if _, given := dice[i]; !given { // a computer seat rolls from the seed
+			dice[i] = g.roll(g.seats[i].dice)
+		}
 	}
 	// Most stars opens; a tie goes to the highest sum of the other dice; a
 	// tie that remains is rolled again by the seats still tied.

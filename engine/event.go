@@ -25,6 +25,7 @@ const (
 	EvLeft        = "left"
 	EvGameOver    = "game_over"
 	EvMatchOver   = "match_over"
+	EvBluffCheck  = "bluff_check"
 )
 
 // Rejected reports a refused record line.
@@ -102,4 +103,18 @@ type MatchOver struct {
 	Header
 	Winner string         `json:"winner"`
 	Wins   map[string]int `json:"wins"`
+}
+
+// BluffCheck reports a person's bluff check against a computer seat: d20 +
+// the person's bonus against d20 + the seat's insight. On success the
+// computer seat takes its second-best option on its next turn.
+type BluffCheck struct {
+	Header
+	Seat       string `json:"seat"`
+	Target     string `json:"target"`
+	Roll       int    `json:"roll"`
+	Bonus      int    `json:"bonus"`
+	TargetRoll int    `json:"target_roll"`
+	Insight    int    `json:"insight"`
+	Success    bool   `json:"success"`
 }

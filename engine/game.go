@@ -28,6 +28,12 @@ type seat struct {
 	chips    int
 	wins     int
 	shown    []int // star-board: dice set out face up in this hand
+
+	computer   bool
+	hidden     []int // a computer seat's dice in this hand: never published
+	insight    int
+	bluffBonus int
+	flustered  bool // a bluff check succeeded against it: second-best next turn
 }
 
 type bid struct{ seat, quantity, face int }
@@ -70,6 +76,7 @@ type game struct {
 	tied                   []int
 	roundWinner            int // endurance: the last round's winner
 	last                   *resolution
+	bluffCheck             bool
 
 	events []Event
 }
@@ -120,8 +127,43 @@ func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) 
 	if p.Ante {
 		g.antePot = s.ante * len(g.seats)
 	}
+	if r := g.seatComputers(a); r != nil {
+		return nil, r
+	}
 	g.beginGame()
 	return g, nil
+}
+
+// seatComputers marks the computer seats and the bluff check's numbers.
+func (g *game) seatComputers(a Action) *Rejection {
+	g.bluffCheck = g.p.BluffCheck
+	if a.BluffCheck != nil {
+		g.bluffCheck = *a.BluffCheck
+	}
+	for name, c := range a.Computer {
+		i, ok := g.byName[name]
+		if !ok {
+			return reject(UnknownSeat, "computer seat %q is not at this table", name)
+		}
+		g.seats[i].computer, g.seats[i].insight = true, c.Insight
+	}
+	for name, bonus := range a.BluffBonus {
+		i, ok := g.byName[name]
+		if !ok {
+			return reject(UnknownSeat, "bluff bonus for %q, who is not at this table", name)
+		}
+		g.seats[i].bluffBonus = bonus
+	}
+	return nil
+}
+
+// roll draws n faces from the game's seeded source: a computer seat's dice.
+func (g *game) roll(n int) []int {
+	faces := make([]int, n)
+	for i := range faces {
+		faces[i] = 1 + g.rng.IntN(g.s.sides)
+	}
+	return faces
 }
 
 // checkSeats checks seat names and their number against the preset.
@@ -328,9 +370,14 @@ func (g *game) startHand(opener int) {
 	g.pot = 0
 	g.stake = g.hand
 	g.lastFolder = -1
-	for _, st := range g.seats {
+	for i, st := range g.seats {
 		st.folded = false
 		st.shown = nil
+		st.flustered = false
+		st.hidden = nil
+		if st.computer && g.inHand(i) {
+			st.hidden = g.roll(st.dice)
+		}
 	}
 	g.announceHand(opener)
 }

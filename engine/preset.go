@@ -105,6 +105,9 @@ type Preset struct {
 	Match bool
 	// OpeningRoll: without `first`, the first opener is found by a roll.
 	OpeningRoll bool
+	// BluffCheck: a person may roll a bluff check against the computer
+	// seat to its left (classic); other tables turn it on in new_game.
+	BluffCheck bool
 	// Takes lists the options the preset accepts.
 	Takes []string
 }
@@ -139,7 +142,7 @@ var Presets = map[string]*Preset{
 	"classic": {
 		Name: "classic", MinSeats: 2, MaxSeats: 5, Dice: 5, Sides: 6,
 		Raise: RaiseFaceOrQuantity, Loss: LoseOne, SpotOn: SpotOnOthersLose, Opener: OpenLoserElseNext,
-		Ante: true, Takes: []string{"dice", "sides", "wild", "ante"},
+		Ante: true, BluffCheck: true, Takes: []string{"dice", "sides", "wild", "ante"},
 	},
 }
 

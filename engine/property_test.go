@@ -60,13 +60,19 @@ func (p *player) next(s engine.Snapshot) engine.Action {
 	case engine.PhaseOpening:
 		dice := map[string][]int{}
 		for _, name := range s.Rolling {
-			dice[name] = p.roll(diceOf(s, name), s.Sides)
+			if !isComputer(s, name) {
+				dice[name] = p.roll(diceOf(s, name), s.Sides)
+			}
 		}
 		return engine.Action{Type: engine.ActOpeningRoll, Dice: dice}
 	case engine.PhaseReveal:
 		dice := map[string][]int{}
 		for _, st := range s.Seats {
-			if st.InHand {
+			if st.InHand && st.Computer {
+				if p.rng.IntN(2) == 0 { // the engine knows them; they may be given too
+					dice[st.Name] = p.t.HiddenDice(st.Name)
+				}
+			} else if st.InHand {
 				faces := append([]int(nil), st.Shown...)
 				dice[st.Name] = append(faces, p.roll(st.Dice-len(st.Shown), s.Sides)...)
 				p.rng.Shuffle(len(dice[st.Name]), func(i, j int) {
@@ -91,7 +97,11 @@ func (p *player) next(s engine.Snapshot) engine.Action {
 	case r < 9 && s.Rules == "tavern":
 		return engine.Action{Type: engine.ActAllIn, Seat: turn}
 	case r < 14 && s.Bid != nil && s.Bid.Seat != turn && s.StarDie:
-		return engine.Action{Type: engine.ActShow, Seat: s.Bid.Seat, Shown: p.roll(1+p.rng.IntN(2), 6)}
+		shown := p.roll(1+p.rng.IntN(2), 6)
+		if hidden := p.t.HiddenDice(s.Bid.Seat); hidden != nil && len(hidden) > len(shown) {
+			shown = hidden[len(hidden)-len(shown):]
+		}
+		return engine.Action{Type: engine.ActShow, Seat: s.Bid.Seat, Shown: shown}
 	case r < 30 && s.Bid != nil:
 		return engine.Action{Type: engine.ActChallenge, Seat: turn}
 	case r < 36 && s.Bid != nil:
@@ -101,11 +111,23 @@ func (p *player) next(s engine.Snapshot) engine.Action {
 	if s.Bid != nil && p.rng.IntN(2) == 0 {
 		a.Quantity = min(inPlay, s.Bid.Quantity+1)
 	}
+	if s.Rules == "classic" && p.rng.IntN(3) == 0 {
+		a.Bluff = true
+	}
 	if s.Stake != nil && p.rng.IntN(4) == 0 {
 		stake := *s.Stake + p.rng.IntN(3)
 		a.Stake = &stake
 	}
 	return a
+}
+
+func isComputer(s engine.Snapshot, name string) bool {
+	for _, st := range s.Seats {
+		if st.Name == name {
+			return st.Computer
+		}
+	}
+	return false
 }
 
 func diceOf(s engine.Snapshot, name string) int {
@@ -142,6 +164,14 @@ func randomGame(rng *rand.Rand, preset string) engine.Action {
 	case "star-board":
 		dh := rng.IntN(2) == 0
 		a.Options.DieHard = &dh
+	}
+	if rng.IntN(2) == 0 {
+		a.Computer = map[string]engine.ComputerSeat{}
+		for _, name := range a.Seats {
+			if rng.IntN(3) == 0 {
+				a.Computer[name] = engine.ComputerSeat{Insight: rng.IntN(5)}
+			}
+		}
 	}
 	if !p.StarDie && rng.IntN(3) == 0 {
 		w := "ones"

@@ -50,9 +50,12 @@ type SeatView struct {
 	Computer bool `json:"computer"`
 	// InHand: the seat's dice are in play in this hand (a reveal needs
 	// them).
-	InHand bool  `json:"in_hand"`
-	Chips  *int  `json:"chips,omitempty"`
-	Shown  []int `json:"shown,omitempty"`
+	InHand bool `json:"in_hand"`
+	// Flustered: a bluff check succeeded against this computer seat; it
+	// takes its second-best option on its next turn.
+	Flustered bool  `json:"flustered,omitempty"`
+	Chips     *int  `json:"chips,omitempty"`
+	Shown     []int `json:"shown,omitempty"`
 }
 
 // Snapshot returns the table's state. Before any game its phase is idle.
@@ -80,6 +83,7 @@ func (t *Table) Snapshot() Snapshot {
 	}
 	for i, st := range g.seats {
 		v := SeatView{Name: st.name, Dice: st.dice, Out: st.out || st.roundOut, Left: st.left,
+			Computer: st.computer, Flustered: st.flustered,
 			InHand: g.phase != PhaseGameOver && g.phase != PhaseOpening && g.inHand(i)}
 		if g.p.Stakes {
 			c := st.chips
@@ -118,4 +122,18 @@ func (t *Table) DiceInPlay() map[string]int {
 		}
 	}
 	return m
+}
+
+// HiddenDice returns a computer seat's dice in this hand, for its strategy
+// only: they must never be published before the reveal. It returns nil for
+// a person's seat or outside a hand.
+func (t *Table) HiddenDice(seat string) []int {
+	if t.g == nil {
+		return nil
+	}
+	i, ok := t.g.byName[seat]
+	if !ok || !t.g.seats[i].computer {
+		return nil
+	}
+	return append([]int(nil), t.g.seats[i].hidden...)
 }

@@ -30,6 +30,16 @@ type line struct {
 	First    *string            `json:"first"`
 	Seed     *int64             `json:"seed"`
 	Options  *options           `json:"options"`
+	// Computer seats and the bluff check (new_game, bid).
+	Computer   map[string]computerSeat `json:"computer"`
+	BluffBonus map[string]int32        `json:"bluff_bonus"`
+	BluffCheck *bool                   `json:"bluff_check"`
+	Bluff      *bool                   `json:"bluff"`
+}
+
+type computerSeat struct {
+	Insight *int32  `json:"insight"`
+	Level   *string `json:"level"`
 }
 
 type options struct {
@@ -86,6 +96,10 @@ func Decode(b []byte) (engine.Action, error) {
 				return engine.Action{}, r
 			}
 		}
+		a.BluffCheck = l.BluffCheck
+		if r := decodeComputers(&a, l); r != nil {
+			return engine.Action{}, r
+		}
 	case engine.ActOpeningRoll, engine.ActReveal:
 		need(l.Dice != nil, "dice")
 		a.Dice = make(map[string][]int, len(l.Dice))
@@ -97,6 +111,7 @@ func Decode(b []byte) (engine.Action, error) {
 		need(l.Quantity != nil, "quantity")
 		need(l.Face != nil, "face")
 		a.Quantity, a.Face, a.Stake = intOf(l.Quantity), intOf(l.Face), intPtr(l.Stake)
+		a.Bluff = l.Bluff != nil && *l.Bluff
 	case engine.ActShow:
 		need(l.Seat != nil, "seat")
 		need(l.Shown != nil, "shown")
@@ -113,6 +128,31 @@ func Decode(b []byte) (engine.Action, error) {
 		return engine.Action{}, badInput("a %s needs the field %q", a.Type, missing)
 	}
 	return a, nil
+}
+
+// decodeComputers reads the computer seats and the people's bluff bonuses
+// of a new_game.
+func decodeComputers(a *engine.Action, l line) *engine.Rejection {
+	if len(l.Computer) > 0 {
+		a.Computer = make(map[string]engine.ComputerSeat, len(l.Computer))
+	}
+	for name, c := range l.Computer {
+		seat := engine.ComputerSeat{Insight: intOf(c.Insight), Level: deref(c.Level)}
+		if seat.Insight < 0 || seat.Insight > engine.MaxInsight {
+			return badInput("computer seat %q: insight must be 0 to %d", name, engine.MaxInsight)
+		}
+		a.Computer[name] = seat
+	}
+	if len(l.BluffBonus) > 0 {
+		a.BluffBonus = make(map[string]int, len(l.BluffBonus))
+	}
+	for name, b := range l.BluffBonus {
+		if b < -engine.MaxBluffBonus || b > engine.MaxBluffBonus {
+			return badInput("bluff bonus of %q must be -%d to %d", name, engine.MaxBluffBonus, engine.MaxBluffBonus)
+		}
+		a.BluffBonus[name] = int(b)
+	}
+	return nil
 }
 
 // engine converts the options; unknown option names are found by

@@ -20,6 +20,16 @@ type wireLine struct {
 	Stake    *int              `json:"stake,omitempty"`
 	Shown    *[]int            `json:"shown,omitempty"`
 	Dice     *map[string][]int `json:"dice,omitempty"`
+
+	Computer   map[string]wireComputer `json:"computer,omitempty"`
+	BluffBonus map[string]int          `json:"bluff_bonus,omitempty"`
+	BluffCheck *bool                   `json:"bluff_check,omitempty"`
+	Bluff      bool                    `json:"bluff,omitempty"`
+}
+
+type wireComputer struct {
+	Insight int    `json:"insight"`
+	Level   string `json:"level,omitempty"`
 }
 
 // Encode writes an action as a record line (without a newline): the
@@ -38,8 +48,15 @@ func Encode(a engine.Action) []byte {
 			w.Seats = &a.Seats
 		}
 		w.Options = optionMap(a.Options)
+		w.BluffBonus, w.BluffCheck = a.BluffBonus, a.BluffCheck
+		if a.Computer != nil {
+			w.Computer = make(map[string]wireComputer, len(a.Computer))
+			for name, c := range a.Computer {
+				w.Computer[name] = wireComputer{Insight: c.Insight, Level: c.Level}
+			}
+		}
 	case engine.ActBid:
-		w.Quantity, w.Face, w.Stake = &a.Quantity, &a.Face, a.Stake
+		w.Quantity, w.Face, w.Stake, w.Bluff = &a.Quantity, &a.Face, a.Stake, a.Bluff
 	case engine.ActChallenge:
 		w.Stake = a.Stake
 	case engine.ActShow:
