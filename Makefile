@@ -3,6 +3,13 @@
 # then build and run.
 
 SHELL   := /bin/bash
+# Go 1.24 or newer builds liarsd (go.mod's go line). Raspberry Pi OS trixie's
+# golang-go is 1.24; bookworm's is 1.19, too old, so a missing or older Go is
+# fetched as the golang.org/toolchain module from the Go module proxy (as the
+# go command itself switches toolchains) into GOROOT_DIR.
+GO_MIN     := 1.24.0
+GOROOT_DIR ?= /usr/local/go
+export PATH := $(GOROOT_DIR)/bin:$(PATH)
 GO      ?= go
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN     := bin/liarsd
@@ -17,7 +24,7 @@ TESTTIMEOUT ?= 15m
 BUILD_PKGS := pkg-config g++ libopencv-dev
 TEST_PKGS  := mosquitto
 
-.PHONY: all build test demo vet bench fuzz deps test-deps clean
+.PHONY: all build test demo vet bench fuzz deps go-toolchain test-deps clean
 
 all: build
 
@@ -33,9 +40,25 @@ define install_missing
 	fi
 endef
 
-deps:
-	@command -v $(GO) >/dev/null || { echo "make: installing golang-go (apt)"; $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go; }
+deps: go-toolchain
 	$(call install_missing,$(BUILD_PKGS))
+
+# go-toolchain makes sure Go $(GO_MIN) or newer is on the PATH.
+go-toolchain:
+	@have=$$($(GO) env GOVERSION 2>/dev/null); \
+	if [ -n "$$have" ] && printf 'go%s\n%s\n' "$(GO_MIN)" "$$have" | sort -V -C; then exit 0; fi; \
+	if ! command -v $(GO) >/dev/null; then \
+		echo "make: installing golang-go (apt)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go; \
+	fi; \
+	arch=$$($(GO) env GOARCH); [ "$$arch" = arm ] && arch=armv6l; \
+	mod=golang.org/toolchain@v0.0.1-go$(GO_MIN).linux-$$arch; \
+	echo "make: $${have:-no Go} is older than go$(GO_MIN): fetching $$mod into $(GOROOT_DIR)"; \
+	tmp=$$(mktemp -d) && cd "$$tmp" && $(GO) mod init bootstrap >/dev/null 2>&1 && \
+	GOFLAGS=-modcacherw GOMODCACHE="$$tmp/mod" GOTOOLCHAIN=local $(GO) mod download "$$mod" && \
+	chmod +x "$$tmp/mod/$$mod/bin/"* "$$tmp/mod/$$mod/pkg/tool/"*/* && \
+	$(SUDO) rm -rf "$(GOROOT_DIR)" && $(SUDO) cp -a "$$tmp/mod/$$mod" "$(GOROOT_DIR)" && \
+	cd / && rm -rf "$$tmp" && $(GOROOT_DIR)/bin/go version
 
 test-deps: deps
 	$(call install_missing,$(TEST_PKGS))

@@ -1,6 +1,6 @@
 module github.com/liarsd/liarsd
 
-go 1.26.8
+go 1.24.0
 
 require (
 	github.com/eclipse/paho.mqtt.golang v1.5.1 // indirect
