@@ -10,8 +10,9 @@
 //   - A Strip puts frames on real LEDs: GPIOStrip (one pin per LED),
 //     ShiftRegisterStrip (a chain of 74HC595 on SPI), APA102Strip (colour
 //     LEDs on SPI) or SimStrip (a simulated board for terminals and tests).
-//   - Buttons watch the seat buttons (GPIO inputs with pull-ups and edge
-//     detection), debounce them and tell short presses from long ones;
+//   - GPIOButtons watch the seat buttons (GPIO inputs with pull-ups and edge
+//     detection), debounce them and tell short presses from long ones
+//     (SimButtons reads presses typed as text);
 //     a Keypad turns presses into commands in the game record's vocabulary.
 //
 // Config is the hardware part of a table's configuration file (YAML); Open

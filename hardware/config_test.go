@@ -1,0 +1,329 @@
+package hardware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"periph.io/x/conn/v3/gpio"
+	"periph.io/x/conn/v3/gpio/gpioreg"
+	"periph.io/x/conn/v3/spi"
+	"periph.io/x/conn/v3/spi/spitest"
+	"periph.io/x/host/v3"
+
+	"github.com/liarsd/liarsd/hardware/hardwaretest"
+)
+
+func loadConfig(t *testing.T, name string) Config {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", "hardware", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return c
+}
+
+// fakeMachine is a Raspberry Pi's GPIO2 to GPIO27 as periph's fake pins.
+type fakeMachine struct {
+	pins map[string]testPin
+}
+
+func newFakeMachine() *fakeMachine {
+	m := &fakeMachine{pins: map[string]testPin{}}
+	for n := 2; n <= 27; n++ {
+		name := fmt.Sprintf("GPIO%d", n)
+		m.pins[name] = newTestPin(name, n)
+	}
+	return m
+}
+
+func (m *fakeMachine) lookup(name string) gpio.PinIO {
+	if p, ok := m.pins[name]; ok {
+		return p
+	}
+	// periph's registry also knows pins by number.
+	var n int
+	if _, err := fmt.Sscanf(name, "%d", &n); err == nil {
+		if p, ok := m.pins[fmt.Sprintf("GPIO%d", n)]; ok {
+			return p
+		}
+	}
+	return nil
+}
+
+func (m *fakeMachine) all() []gpio.PinIO {
+	var all []gpio.PinIO
+	for _, p := range m.pins {
+		all = append(all, p)
+	}
+	return all
+}
+
+func (m *fakeMachine) options(port spi.PortCloser) OpenOptions {
+	return OpenOptions{
+		Clock:     hardwaretest.NewClock(epoch),
+		LookupPin: m.lookup,
+		AllPins:   m.all,
+		OpenSPI:   func(string) (spi.PortCloser, error) { return port, nil },
+	}
+}
+
+func TestDecodeConfig(t *testing.T) {
+	c := loadConfig(t, "gpio.yaml")
+	if c.Driver != DriverGPIO || len(c.Seats) != 2 || c.Track.NumberSpaces != 4 {
+		t.Errorf("gpio.yaml: driver %q, seats %v, track %+v", c.Driver, c.Seats, c.Track)
+	}
+	if c.Buttons.Debounce != 30*time.Millisecond || c.Buttons.LongPress != 800*time.Millisecond {
+		t.Errorf("gpio.yaml: debounce %s, long press %s; want 30ms, 800ms", c.Buttons.Debounce, c.Buttons.LongPress)
+	}
+	if got := c.Buttons.Seats["bob"][ButtonChallenge]; got != "GPIO26" {
+		t.Errorf("bob's challenge button on %q; want GPIO26", got)
+	}
+	for _, name := range []string{"shift_register.yaml", "apa102.yaml", "sim.yaml"} {
+		loadConfig(t, name)
+	}
+	nested, err := DecodeConfig(strings.NewReader("camera: {device: 0}\nhardware:\n  driver: sim\n  seats: [ann, bob]\n  track: {number_spaces: 10}\n"))
+	if err != nil || nested.Driver != DriverSim || len(nested.Seats) != 2 {
+		t.Errorf("a table file with a hardware section: %+v, %v", nested, err)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"", "reading the configuration"},
+		{"hardware:\n  driver: sim\n  seats: [a]\n  track: {number_spaces: 4}\n  colour: red\n", "field colour not found"},
+		{"driver: sim\nseats: [a]\ntrack: {number_spaces: 4}\nleds_typo: {}\n", "field leds_typo not found"},
+		{"driver: [", "reading the configuration"},
+		{"driver: neon\nseats: [a]\ntrack: {number_spaces: 4}\n", `unknown driver "neon"`},
+	} {
+		if _, err := DecodeConfig(strings.NewReader(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("DecodeConfig(%q) = %v; want an error with %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		file   string
+		change func(c *Config)
+		want   string
+	}{
+		{"a pin named twice", "gpio.yaml", func(c *Config) { c.Buttons.Seats["bob"][ButtonBid] = "GPIO3" },
+			"pin GPIO3 named twice: LED track 2: number space 2 and seat bob's bid button"},
+		{"a pin named twice in another case", "gpio.yaml", func(c *Config) { c.LEDs.Status = "gpio2" },
+			"pin gpio2 named twice: LED track 1: number space 1 and LED status"},
+		{"a button on the SPI bus", "apa102.yaml", func(c *Config) { c.Buttons.Seats["ann"][ButtonBid] = "GPIO10" },
+			"pin GPIO10 named twice: the SPI port SPI0.0 and seat ann's bid button"},
+		{"a button on a chip select", "shift_register.yaml", func(c *Config) { c.Buttons.Seats["dee"][ButtonFace] = "GPIO7" },
+			"pin GPIO7 named twice: the SPI port SPI0.0 and seat dee's face button"},
+		{"too few track LEDs", "gpio.yaml", func(c *Config) { c.LEDs.Track = c.LEDs.Track[:3] },
+			"leds.track names 3 pins for a track of 4 spaces"},
+		{"five face LEDs", "gpio.yaml", func(c *Config) { c.LEDs.Faces = c.LEDs.Faces[:5] }, "leds.faces names 5 pins, not 6"},
+		{"a seat without an LED", "gpio.yaml", func(c *Config) { delete(c.LEDs.Seats, "bob") }, `no pin for seat "bob"`},
+		{"an LED for a stranger", "gpio.yaml", func(c *Config) { c.LEDs.Seats["zed"] = "GPIO21" }, `seat "zed", which is not at the table`},
+		{"no status LED", "gpio.yaml", func(c *Config) { c.LEDs.Status = "" }, "no pin for LED status"},
+		{"LED pins for an SPI strip", "apa102.yaml", func(c *Config) { c.LEDs.Status = "GPIO21" }, "driver apa102 does not use them"},
+		{"an unknown button", "gpio.yaml", func(c *Config) { c.Buttons.Seats["ann"]["pass"] = "GPIO21" }, `seat ann: unknown button "pass"`},
+		{"buttons for a stranger", "gpio.yaml", func(c *Config) { c.Buttons.Seats["zed"] = map[Button]string{ButtonBid: "GPIO21"} }, `seat "zed", which is not at the table`},
+		{"an empty pin name", "gpio.yaml", func(c *Config) { c.Buttons.Seats["ann"][ButtonBid] = "" }, "no pin for seat ann's bid button"},
+		{"too many star spaces", "sim.yaml", func(c *Config) { c.Track.StarSpaces = 16 }, "16 star spaces need 32 number spaces"},
+		{"one-sided dice", "sim.yaml", func(c *Config) { c.Buttons.Sides = 1 }, "at least 2 sides"},
+		{"negative debounce", "sim.yaml", func(c *Config) { c.Buttons.Debounce = -1 }, "negative button timing"},
+	} {
+		c := loadConfig(t, tc.file)
+		tc.change(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestOpenGPIO opens the small GPIO board on periph's fake pins, shows a
+// frame and presses a button through the pin map.
+func TestOpenGPIO(t *testing.T) {
+	m := newFakeMachine()
+	opts := m.options(nil)
+	opts.Clock = nil // the buttons' timing is checked with a fake clock in TestGPIOButtons
+	rig, err := Open(loadConfig(t, "gpio.yaml"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rig.Close()
+	mustDo(t, rig.Board.ShowBid(3, 6, false))
+	mustDo(t, rig.Board.ShowTurn(1))
+	mustDo(t, rig.Strip.Write(rig.Board.Frame()))
+	for name, want := range map[string]gpio.Level{
+		"GPIO4": gpio.High, "GPIO3": gpio.Low, // number space 3 lit, 2 dark
+		"GPIO23": gpio.High, "GPIO22": gpio.Low, // face 6 lit, 5 dark
+		"GPIO10": gpio.High, "GPIO24": gpio.Low, // bob's turn
+	} {
+		if got := m.pins[name].Read(); got != want {
+			t.Errorf("%s = %s; want %s", name, got, want)
+		}
+	}
+	// Buttons are inputs with pull-ups.
+	if got := m.pins["GPIO26"].Pull(); got != gpio.PullUp {
+		t.Errorf("bob's challenge button pull %s; want PullUp", got)
+	}
+	if rig.Keypad == nil || rig.Buttons == nil {
+		t.Fatal("no keypad or buttons")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	presses := make(chan Press, 1)
+	done := make(chan error)
+	go func() { done <- rig.Buttons.Run(ctx, func(p Press) { presses <- p }) }()
+	pin := m.pins["GPIO26"]
+	pin.EdgesChan <- gpio.Low
+	time.Sleep(2 * DefaultDebounce)
+	pin.EdgesChan <- gpio.High
+	select {
+	case p := <-presses:
+		if p.Seat != "bob" || p.Button != ButtonChallenge {
+			t.Errorf("press %v; want bob's challenge", p)
+		}
+		if c, ok := rig.Keypad.Press(p); !ok || c != (Command{Type: "challenge", Seat: "bob"}) {
+			t.Errorf("command %v, %v; want bob's challenge", c, ok)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no press")
+	}
+	cancel()
+	<-done
+}
+
+func TestOpenSPIDrivers(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		writes int // SPI transactions for Open and one frame
+	}{
+		{"shift_register.yaml", 2},
+		{"apa102.yaml", 2},
+	} {
+		m := newFakeMachine()
+		rec := &spitest.Record{}
+		rig, err := Open(loadConfig(t, tc.file), m.options(rec))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		mustDo(t, rig.Board.ShowBid(5, 2, false))
+		mustDo(t, rig.Strip.Write(rig.Board.Frame()))
+		if got := len(rec.Ops); got != tc.writes {
+			t.Errorf("%s: %d SPI writes; want %d", tc.file, got, tc.writes)
+		}
+		mustDo(t, rig.Close())
+		if got := m.pins["GPIO2"].Pull(); got != gpio.PullUp {
+			t.Errorf("%s: ann's up button pull %s; want PullUp", tc.file, got)
+		}
+	}
+	// The shift register chain is sized from the layout: 41 LEDs, 6 bytes.
+	rec := &spitest.Record{}
+	rig, err := Open(loadConfig(t, "shift_register.yaml"), newFakeMachine().options(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(rec.Ops[0].W); got != 6 {
+		t.Errorf("shift register writes %d bytes; want 6", got)
+	}
+	rig.Close()
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		file   string
+		change func(c *Config, m *fakeMachine, o *OpenOptions)
+		want   string
+	}{
+		{"a pin this board does not have", "gpio.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
+			c.Buttons.Seats["bob"][ButtonBid] = "GPIO40"
+		}, "pin GPIO40 (seat bob's bid button) does not exist on this board"},
+		{"one pin under two names", "gpio.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
+			c.Buttons.Seats["bob"][ButtonBid] = "24"
+		}, "pin GPIO24 named twice: LED seat ann (as GPIO24) and seat bob's bid button (as 24)"},
+		{"no GPIO at all", "apa102.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
+			o.AllPins = func() []gpio.PinIO { return nil }
+		}, "this machine has no GPIO (pins given by the caller; not a Raspberry Pi?): cannot open pin GPIO2 for seat ann's quantity_up button"},
+		{"no SPI", "apa102.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
+			o.OpenSPI = func(string) (spi.PortCloser, error) { return nil, errors.New("no such file") }
+		}, "opening SPI port SPI0.0: no such file"},
+		{"a button that cannot detect edges", "gpio.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
+			m.pins["GPIO26"].EdgesChan = nil
+		}, "seat bob's challenge button on GPIO26"},
+	} {
+		m := newFakeMachine()
+		c := loadConfig(t, tc.file)
+		o := m.options(&spitest.Record{})
+		tc.change(&c, m, &o)
+		rig, err := Open(c, o)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
+		}
+		if rig != nil {
+			t.Errorf("%s: a rig on error", tc.name)
+		}
+	}
+}
+
+// TestOpenOnThisMachine opens a real pin map with periph's real host
+// drivers. On a machine without GPIO (this project's CI) it must say so and
+// name the pin, not panic.
+func TestOpenOnThisMachine(t *testing.T) {
+	if _, err := host.Init(); err != nil {
+		t.Skipf("host.Init: %v", err)
+	}
+	if len(gpioreg.All()) > 0 {
+		t.Skip("this machine has GPIO: not opening the test pin map on real pins")
+	}
+	_, err := Open(loadConfig(t, "gpio.yaml"), OpenOptions{})
+	if err == nil || !strings.Contains(err.Error(), "no GPIO") || !strings.Contains(err.Error(), "GPIO2") {
+		t.Errorf("Open on a machine without GPIO: %v; want a no GPIO error naming GPIO2", err)
+	}
+}
+
+func TestOpenSim(t *testing.T) {
+	var out strings.Builder
+	rig, err := Open(loadConfig(t, "sim.yaml"), OpenOptions{SimOutput: &out, SimInput: strings.NewReader("fay bid\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rig.Close()
+	if rig.Sim == nil || rig.Strip != Strip(rig.Sim) || rig.Platform != "simulated board" {
+		t.Fatalf("sim rig: Sim %v, Platform %q", rig.Sim, rig.Platform)
+	}
+	mustDo(t, rig.Board.ShowBid(2, 1, true))
+	mustDo(t, rig.Strip.Write(rig.Board.Frame()))
+	if !strings.HasPrefix(out.String(), "track [wwywwY....") {
+		t.Errorf("printed %q", out.String())
+	}
+	var got []Press
+	mustDo(t, rig.Buttons.Run(context.Background(), func(p Press) { got = append(got, p) }))
+	if len(got) != 1 || got[0].Seat != "fay" || got[0].Button != ButtonBid {
+		t.Errorf("presses %v; want fay's bid", got)
+	}
+}
+
+func TestIsPi5(t *testing.T) {
+	for _, tc := range []struct {
+		model      string
+		compatible []string
+		want       bool
+	}{
+		{"Raspberry Pi 5 Model B Rev 1.0", []string{"raspberrypi,5-model-b", "brcm,bcm2712"}, true},
+		{"Raspberry Pi Compute Module 5 Rev 1.0", nil, true},
+		{"<unknown>", []string{"brcm,bcm2712"}, true},
+		{"Raspberry Pi 4 Model B Rev 1.5", []string{"raspberrypi,4-model-b", "brcm,bcm2711"}, false},
+		{"<unknown>", nil, false},
+	} {
+		if got := isPi5(tc.model, tc.compatible); got != tc.want {
+			t.Errorf("isPi5(%q, %q) = %v; want %v", tc.model, tc.compatible, got, tc.want)
+		}
+	}
+}
