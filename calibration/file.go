@@ -1,0 +1,167 @@
+package calibration
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Version is the version of the calibration file this code writes. Files
+// of another version are refused: a table must not be read with geometry it
+// does not understand.
+const Version = 1
+
+// File is everything a table knows about itself. Every part is optional: a
+// table works uncalibrated, and each calibration step fills in its part.
+type File struct {
+	Version int `json:"version"`
+	// Table is the table's id, for people reading the file.
+	Table  string  `json:"table,omitempty"`
+	Camera *Camera `json:"camera,omitempty"`
+	Board  *Board  `json:"board,omitempty"`
+	// Background is an image of the empty board under this table's light,
+	// relative to the file's folder.
+	Background string  `json:"background,omitempty"`
+	Seats      []Seat  `json:"seats,omitempty"`
+	Dice       *Dice   `json:"dice,omitempty"`
+	Wiring     *Wiring `json:"wiring,omitempty"`
+}
+
+// Camera holds the camera's settings, locked so that readings do not drift
+// through an evening. A nil value is left to the camera.
+type Camera struct {
+	Width        int      `json:"width,omitempty"`
+	Height       int      `json:"height,omitempty"`
+	Exposure     *float64 `json:"exposure,omitempty"`
+	WhiteBalance *float64 `json:"white_balance,omitempty"`
+	Focus        *float64 `json:"focus,omitempty"`
+	// View is "top" (looking down) or "bottom" (up through a glass board).
+	View string `json:"view,omitempty"`
+}
+
+// Dice holds what a calibration roll taught: the dice's size and colours
+// and the star's artwork.
+type Dice struct {
+	SizePx float64 `json:"size_px"`
+	SizeMM float64 `json:"size_mm,omitempty"`
+	// Body and Pips are the dice's colours, as RGB.
+	Body [][3]uint8 `json:"body,omitempty"`
+	Pips [][3]uint8 `json:"pips,omitempty"`
+	// StarTemplate is an image of the star face, relative to the file's
+	// folder.
+	StarTemplate string `json:"star_template,omitempty"`
+	// MinConfidence is the reader's threshold for this table.
+	MinConfidence float64 `json:"min_confidence,omitempty"`
+}
+
+// Wiring is what the installer confirmed of the board's wiring.
+type Wiring struct {
+	// LEDOrder maps each LED of the board model to its position on the
+	// chain, as walked and confirmed.
+	LEDOrder []int `json:"led_order,omitempty"`
+	// Buttons maps "seat/button" names to pin names, as pressed.
+	Buttons map[string]string `json:"buttons,omitempty"`
+}
+
+// Load reads a calibration file. A file of another version, or one that is
+// not a calibration file, is refused with an error that says so.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	return Parse(b)
+}
+
+// Parse reads a calibration file's contents.
+func Parse(b []byte) (*File, error) {
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("calibration: not a calibration file: %w", err)
+	}
+	switch {
+	case probe.Version == nil:
+		return nil, errors.New("calibration: the file has no version")
+	case *probe.Version != Version:
+		return nil, fmt.Errorf("calibration: the file is version %d; this liarsd reads version %d (calibrate again, or use a liarsd that matches)", *probe.Version, Version)
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Check checks the file's parts for values no table can have.
+func (f *File) Check() error {
+	if f.Board != nil {
+		if err := f.Board.check(); err != nil {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range f.Seats {
+		if s.Name == "" || seen[s.Name] {
+			return fmt.Errorf("calibration: seat zone %q is unnamed or named twice", s.Name)
+		}
+		seen[s.Name] = true
+		if len(s.Zone) < 3 {
+			return fmt.Errorf("calibration: the zone of seat %q has %d corners; it needs 3 or more", s.Name, len(s.Zone))
+		}
+	}
+	if f.Dice != nil && (f.Dice.SizePx < 0 || f.Dice.MinConfidence < 0 || f.Dice.MinConfidence > 1) {
+		return errors.New("calibration: dice size must be positive and min_confidence 0 to 1")
+	}
+	return nil
+}
+
+// Save writes the file so that a crash or a full disk never leaves a
+// corrupt or partial file in place of a good one: it writes a temporary
+// file beside it, syncs it, and renames it over the old one.
+func Save(path string, f *File) error {
+	f.Version = Version
+	if err := f.Check(); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("calibration: %w", err)
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// WriteFileAtomic replaces path with data, or leaves it as it was.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("calibration: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // gone after the rename; cleans up after a failure
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("calibration: writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("calibration: writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("calibration: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("calibration: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil { // make the rename itself durable
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
