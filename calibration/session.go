@@ -1,0 +1,286 @@
+package calibration
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision"
+)
+
+// Card describes the chessboard card laid on the board.
+type Card struct {
+	Cols, Rows int     // inner corners
+	SquareMM   float64 // side of a square
+}
+
+// DefaultCard is the card docs/calibration.md asks for: 9x6 inner corners
+// (a 10x7 board) of 20 mm squares, printed on A4.
+var DefaultCard = Card{Cols: 9, Rows: 6, SquareMM: 20}
+
+// Session runs calibration steps on one table's file. Each step takes its
+// images from Images when given (non-interactive, for scripts and tests)
+// or from Source after asking the installer; it changes File only when it
+// succeeds, and the caller saves File then.
+type Session struct {
+	File *File
+	// Dir is the folder of the calibration file; images the file names
+	// (background, star template) are written there.
+	Dir string
+	// Images are saved images, used in order instead of the camera.
+	Images []string
+	// Source is the camera, asked when Images run out.
+	Source vision.Source
+	// In and Out talk with the installer; In nil means nobody is there.
+	In  *bufio.Reader
+	Out io.Writer
+	Log *slog.Logger
+}
+
+// say tells the installer what happens.
+func (s *Session) say(format string, args ...any) {
+	if s.Out != nil {
+		fmt.Fprintf(s.Out, format+"\n", args...)
+	}
+}
+
+// ask puts a question and returns the answer, trimmed.
+func (s *Session) ask(question string) (string, error) {
+	if s.In == nil {
+		return "", errors.New("calibration: this step needs an installer at the terminal, or --image")
+	}
+	fmt.Fprint(s.Out, question+" ")
+	line, err := s.In.ReadString('\n')
+	if err != nil && line == "" {
+		return "", fmt.Errorf("calibration: no answer: %w", err)
+	}
+	return strings.TrimSpace(line), nil
+}
+
+// capture returns the next image: the next of Images, or a frame from the
+// camera once the installer says the table is ready.
+func (s *Session) capture(instruction string) (gocv.Mat, error) {
+	if len(s.Images) > 0 {
+		path := s.Images[0]
+		s.Images = s.Images[1:]
+		img := gocv.IMRead(path, gocv.IMReadColor)
+		if img.Empty() {
+			img.Close()
+			return gocv.Mat{}, fmt.Errorf("calibration: cannot read image %s", path)
+		}
+		s.say("  using %s", path)
+		return img, nil
+	}
+	if s.Source == nil {
+		return gocv.Mat{}, errors.New("calibration: no camera and no --image for this step")
+	}
+	if _, err := s.ask(instruction + " Press Enter when ready."); err != nil {
+		return gocv.Mat{}, err
+	}
+	img, err := s.Source.Capture()
+	if err != nil {
+		return gocv.Mat{}, fmt.Errorf("calibration: %w", err)
+	}
+	return img, nil
+}
+
+// Board measures the board's geometry from the card laid on it. When the
+// lens was measured, the homography is measured on corrected points.
+func (s *Session) Board(card Card) error {
+	s.say("Board: lay the %dx%d-square chessboard card flat in the middle of the board, its long side toward the first seat.", card.Cols+1, card.Rows+1)
+	img, err := s.capture("Card on the board?")
+	if err != nil {
+		return err
+	}
+	defer img.Close()
+	var lens *Lens
+	if s.File.Board != nil {
+		lens = s.File.Board.Lens
+	}
+	b, err := MeasureBoard(img, card.Cols, card.Rows, card.SquareMM, lens)
+	if err != nil {
+		return err
+	}
+	s.File.Board = b
+	s.say("  board found: the card's corners fit within %.2f mm", b.ErrorMM)
+	return nil
+}
+
+// Lens measures the lens's distortion from several views of the card.
+func (s *Session) Lens(card Card, views int) error {
+	if views < 3 {
+		views = 3
+	}
+	s.say("Lens: show the card to the camera %d times, each time tilted another way and filling much of the view.", views)
+	var imgs []gocv.Mat
+	defer func() {
+		for _, m := range imgs {
+			m.Close()
+		}
+	}()
+	for i := range views {
+		img, err := s.capture(fmt.Sprintf("View %d of %d?", i+1, views))
+		if err != nil {
+			return err
+		}
+		imgs = append(imgs, img)
+	}
+	l, err := MeasureLens(imgs, card.Cols, card.Rows, card.SquareMM)
+	if err != nil {
+		return err
+	}
+	if s.File.Board == nil {
+		s.File.Board = &Board{Cols: card.Cols, Rows: card.Rows, SquareMM: card.SquareMM, Homography: [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}}
+	}
+	s.File.Board.Lens = l
+	s.say("  lens measured: %.2f px reprojection error; run the board step again to use it", l.ErrorPx)
+	return nil
+}
+
+// Background keeps an image of the empty board under this table's light.
+func (s *Session) Background() error {
+	s.say("Background: clear the board of dice, cups and hands.")
+	img, err := s.capture("Board empty?")
+	if err != nil {
+		return err
+	}
+	defer img.Close()
+	name := "background.png"
+	if err := writeImage(filepath.Join(s.Dir, name), img); err != nil {
+		return err
+	}
+	s.File.Background = name
+	return nil
+}
+
+// writeImage encodes img as PNG and replaces path with it atomically.
+func writeImage(path string, img gocv.Mat) error {
+	buf, err := gocv.IMEncode(gocv.PNGFileExt, img)
+	if err != nil {
+		return fmt.Errorf("calibration: encoding %s: %w", path, err)
+	}
+	defer buf.Close()
+	return WriteFileAtomic(path, buf.GetBytes())
+}
+
+// Layout says how seat zones are drawn.
+type Layout struct {
+	// Kind is "round", "rect" or "taught".
+	Kind string
+	// Round: the table's centre and radius on the board (mm).
+	Centre Point
+	Radius float64
+	// Rect: the table's size (mm), origin at the board's origin.
+	Width, Height float64
+}
+
+// Seats draws the seat zones: from the table's shape, or taught by dice
+// laid in front of each seat in turn (that needs the board step first).
+func (s *Session) Seats(names []string, layout Layout) error {
+	var zones Zones
+	var err error
+	switch layout.Kind {
+	case "round":
+		zones, err = RoundTable(names, layout.Centre, layout.Radius)
+	case "rect":
+		zones, err = RectTable(names, layout.Width, layout.Height)
+	case "taught":
+		zones, err = s.teachSeats(names)
+	default:
+		return fmt.Errorf("calibration: unknown seat layout %q (round, rect or taught)", layout.Kind)
+	}
+	if err != nil {
+		return err
+	}
+	s.File.Seats = zones
+	for _, z := range zones {
+		s.say("  seat %-12s in front at (%.0f, %.0f) mm", z.Name, z.Centre.X, z.Centre.Y)
+	}
+	return nil
+}
+
+func (s *Session) teachSeats(names []string) (Zones, error) {
+	if s.File.Board == nil {
+		return nil, errors.New("calibration: teaching seats needs the board's geometry: run the board step first")
+	}
+	reader := vision.NewReader(s.File.VisionOptions())
+	samples := map[string][]Point{}
+	for _, name := range names {
+		img, err := s.capture(fmt.Sprintf("Lay two or three dice in front of %s, and no others.", name))
+		if err != nil {
+			return nil, err
+		}
+		dice, err := reader.Read(img)
+		img.Close()
+		if err != nil {
+			return nil, fmt.Errorf("calibration: reading the dice in front of %s: %w", name, err)
+		}
+		if len(dice) == 0 {
+			return nil, fmt.Errorf("calibration: no dice found in front of %s", name)
+		}
+		for _, d := range dice {
+			x, y := s.File.Board.ToBoard(d.X, d.Y)
+			samples[name] = append(samples[name], Point{x, y})
+		}
+		s.say("  %s: %d dice", name, len(dice))
+	}
+	return Taught(names, samples)
+}
+
+// Camera locks the camera's exposure, white balance and focus.
+func (s *Session) Camera(c Controller) error {
+	want := Camera{}
+	if s.File.Camera != nil {
+		want = *s.File.Camera
+		want.Exposure, want.WhiteBalance, want.Focus = nil, nil, nil
+	}
+	s.say("Camera: light the table as it will be during play; the camera's automatic settings are locked where they settle.")
+	if _, err := s.ask("Lights as for play? Press Enter."); err != nil && s.In != nil {
+		return err
+	}
+	got := LockCamera(c, want)
+	s.File.Camera = &got
+	s.say("  exposure %.1f, white balance %.0f, focus %.1f", *got.Exposure, *got.WhiteBalance, *got.Focus)
+	return nil
+}
+
+// VisionOptions are the reader's options for this table: what the
+// calibration knows of its dice and camera.
+func (f *File) VisionOptions() vision.Options {
+	var o vision.Options
+	if f.Camera != nil && f.Camera.View != "" {
+		o.View, _ = vision.ParseView(f.Camera.View)
+	}
+	if f.Dice != nil {
+		o.DieSize, o.MinConfidence = f.Dice.SizePx, f.Dice.MinConfidence
+	}
+	return o
+}
+
+// SeatOf returns the seat a die seen at image point (x, y) belongs to, by
+// the board's geometry and the seat zones. ok is false when the file has
+// no board or no seats.
+func (f *File) SeatOf(x, y float64) (seat string, inZone, ok bool) {
+	if f.Board == nil || len(f.Seats) == 0 {
+		return "", false, false
+	}
+	bx, by := f.Board.ToBoard(x, y)
+	return Zones(f.Seats).Assign(Point{bx, by})
+}
+
+// LoadOrNew reads the calibration file at path, or starts a new one when
+// there is none yet.
+func LoadOrNew(path string) (*File, error) {
+	f, err := Load(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &File{Version: Version}, nil
+	}
+	return f, err
+}
