@@ -61,7 +61,9 @@ type Wiring struct {
 	// LEDOrder maps each LED of the board model to its position on the
 	// chain, as walked and confirmed.
 	LEDOrder []int `json:"led_order,omitempty"`
-	// Buttons maps "seat/button" names to pin names, as pressed.
+	// Buttons maps a press as it arrives ("bob/face") to the button the
+	// installer pressed ("ann/bid"), where the wiring differs from the pin
+	// map.
 	Buttons map[string]string `json:"buttons,omitempty"`
 }
 

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/calibration"
+)
+
+// writeCardImage saves an image of a 10x7-square chessboard card (9x6 inner
+// corners, 20 px squares) on a grey table.
+func writeCardImage(t *testing.T, path string) {
+	t.Helper()
+	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(120, 130, 110, 0), 480, 640, gocv.MatTypeCV8UC3)
+	defer img.Close()
+	gocv.Rectangle(&img, image.Rect(200, 150, 420, 310), color.RGBA{245, 245, 245, 0}, -1)
+	for r := range 7 {
+		for c := range 10 {
+			if (r+c)%2 == 0 {
+				gocv.Rectangle(&img, image.Rect(210+c*20, 160+r*20, 230+c*20, 180+r*20), color.RGBA{20, 20, 20, 0}, -1)
+			}
+		}
+	}
+	if !gocv.IMWrite(path, img) {
+		t.Fatal("cannot write the card image")
+	}
+}
+
+func calibrate(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := dispatch(context.Background(), append([]string{"calibrate"}, args...), strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestCalibrateCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cal.json")
+	cardImg := filepath.Join(dir, "card.png")
+	writeCardImage(t, cardImg)
+
+	if code, out, errs := calibrate(t, "", "--file", file, "--image", cardImg, "--card", "9x6@25", "board"); code != 0 {
+		t.Fatalf("board: exit %d\n%s%s", code, out, errs)
+	}
+	f, err := calibration.Load(file)
+	if err != nil || f.Board == nil {
+		t.Fatalf("after board: %+v, %v", f, err)
+	}
+	// 20 px squares of 25 mm: the card's first inner corner, at pixel
+	// (230,180), is the origin; one square right and down is (25, 25) mm.
+	if x, y := f.Board.ToBoard(230, 180); x*x+y*y > 0.25 {
+		t.Errorf("pixel (230,180) maps to (%.2f, %.2f) mm; want the origin", x, y)
+	}
+	if x, y := f.Board.ToBoard(250, 200); (x-25)*(x-25)+(y-25)*(y-25) > 0.25 {
+		t.Errorf("pixel (250,200) maps to (%.2f, %.2f) mm; want (25, 25)", x, y)
+	}
+	if code, out, errs := calibrate(t, "", "--file", file, "--layout", "round", "--seats", "ann,bob,cy", "--centre", "100,60", "--radius", "300", "seats"); code != 0 {
+		t.Fatalf("seats: exit %d\n%s%s", code, out, errs)
+	}
+	f, _ = calibration.Load(file)
+	if len(f.Seats) != 3 || f.Board == nil {
+		t.Fatalf("after seats: %d seats, board %v; want 3 seats and the board kept", len(f.Seats), f.Board != nil)
+	}
+	// LEDs on the simulated board, every LED confirmed as planned.
+	answers := strings.Repeat("\n", 30+15+6+6+1)
+	if code, out, errs := calibrate(t, answers, "--file", file, "--hardware", "../../testdata/hardware/sim.yaml", "leds"); code != 0 {
+		t.Fatalf("leds: exit %d\n%s%s", code, out, errs)
+	}
+	f, _ = calibration.Load(file)
+	if f.Wiring == nil || len(f.Wiring.LEDOrder) != 58 || f.Wiring.LEDOrder[57] != 57 {
+		t.Fatalf("after leds: wiring %+v; want 58 LEDs in order", f.Wiring)
+	}
+}
+
+func TestCalibrateErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cal.json")
+	blank := filepath.Join(dir, "blank.png")
+	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(90, 90, 90, 0), 240, 320, gocv.MatTypeCV8UC3)
+	gocv.IMWrite(blank, img)
+	img.Close()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no card in the image", []string{"--file", file, "--image", blank, "board"}, 1, "no chessboard card"},
+		{"no camera", []string{"--file", file, "--camera", "/dev/video99", "camera"}, 1, "camera"},
+		{"unknown step", []string{"--file", file, "dance"}, 2, "usage"},
+		{"bad card", []string{"--file", file, "--card", "nine", "board"}, 1, "--card"},
+		{"taught seats without a board", []string{"--file", file, "--image", blank, "--layout", "taught", "--seats", "a,b", "seats"}, 1, "board step first"},
+	}
+	for _, tt := range tests {
+		code, _, errs := calibrate(t, "", tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.want) {
+			t.Errorf("%s: exit %d, %q; want exit %d mentioning %q", tt.name, code, errs, tt.code, tt.want)
+		}
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("a failed step wrote the file (%v)", err)
+	}
+	os.WriteFile(file, []byte(`{"version":7}`), 0o644)
+	if code, _, errs := calibrate(t, "", "--file", file, "--layout", "round", "--seats", "a,b", "seats"); code != 1 || !strings.Contains(errs, "version 7") {
+		t.Errorf("a version 7 file: exit %d, %q; want a refusal naming the version", code, errs)
+	}
+}
