@@ -368,7 +368,8 @@ func (g *game) doReveal(a Action) *Rejection {
 	if r != nil {
 		return r
 	}
-	revealed := maps.Clone(a.Dice)
+	revealed := make(map[string][]int, len(dice))
+	maps.Copy(revealed, a.Dice)
 	for i, st := range g.seats {
 		if _, given := dice[i]; st.computer && !given && g.inHand(i) {
 			dice[i] = st.hidden

@@ -141,3 +141,20 @@ func TestBluffCheck(t *testing.T) {
 	apply(t, tb5, `{"type":"new_game","rules":"classic","seats":["ann","bot"],"computer":{"zed":{}}}`, engine.UnknownSeat)
 	apply(t, tb5, `{"type":"new_game","rules":"classic","seats":["ann","bot"],"computer":{"bot":{"insight":99}}}`, engine.BadInput)
 }
+
+// TestRevealAllComputers: a reveal with no dice at all is whole when every
+// seat in the hand is a computer seat.
+func TestRevealAllComputers(t *testing.T) {
+	tb := engine.NewTable()
+	apply(t, tb, `{"type":"new_game","rules":"kids","seats":["r1","r2"],"first":"r1","computer":{"r1":{},"r2":{}}}`, "")
+	apply(t, tb, `{"type":"bid","seat":"r1","quantity":1,"face":2}`, "")
+	apply(t, tb, `{"type":"challenge","seat":"r2"}`, "")
+	want := map[string][]int{"r1": tb.HiddenDice("r1"), "r2": tb.HiddenDice("r2")}
+	evs, err := tb.Apply(engine.Action{Type: engine.ActReveal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := evs[0].(*engine.Revealed).Dice; show(got) != show(want) {
+		t.Fatalf("revealed %v; want the computers' dice %v", got, want)
+	}
+}

@@ -401,28 +401,33 @@ func (g *game) passTurn() { g.turn = g.nextFrom(g.turn, g.inHand) }
 
 // raises reports whether (q, f) raises the standing bid.
 func (g *game) raises(q, f int) bool {
-	b := g.bid
-	switch g.p.Raise {
+	return g.p.Raise.Raises(g.bid.quantity, g.bid.face, q, f)
+}
+
+// Raises reports whether a bid of quantity q on face f raises the bid
+// (fromQ, fromF) under the rule.
+func (r RaiseRule) Raises(fromQ, fromF, q, f int) bool {
+	switch r {
 	case RaiseQuantityOrFace:
-		return q > b.quantity || (q == b.quantity && f > b.face)
+		return q > fromQ || (q == fromQ && f > fromF)
 	case RaiseEither:
-		return q > b.quantity || f > b.face
+		return q > fromQ || f > fromF
 	case RaiseFaceOrQuantity:
-		return f > b.face || (f == b.face && q > b.quantity)
+		return f > fromF || (f == fromF && q > fromQ)
 	case RaiseTrack:
-		from, to := trackSpace(b.quantity, b.face), trackSpace(q, f)
+		from, to := TrackSpace(fromQ, fromF), TrackSpace(q, f)
 		if to != from {
 			return to > from
 		}
-		return f != 1 && f > b.face
+		return f != 1 && f > fromF
 	}
 	return false
 }
 
-// trackSpace is the index of a bid's space on the star-board track: number
+// TrackSpace is the index of a bid's space on the star-board track: number
 // spaces 1, 2, star 1, 3, 4, star 2, ... A star bid (face 1) of k stands on
 // star space k; a number bid of q on number space q.
-func trackSpace(q, f int) int {
+func TrackSpace(q, f int) int {
 	if f == 1 {
 		return 3*q - 1
 	}

@@ -25,6 +25,10 @@ type Snapshot struct {
 	Sides   int  `json:"sides"`
 	StarDie bool `json:"star_die,omitempty"`
 	Wild    bool `json:"wild,omitempty"`
+	// StartDice is the number of dice each seat started the game with.
+	StartDice int `json:"start_dice,omitempty"`
+	// ShowReroll says a star-board bidder may show and reroll dice.
+	ShowReroll bool `json:"show_reroll,omitempty"`
 }
 
 // BidSeat is the standing bid and who made it.
@@ -67,6 +71,7 @@ func (t *Table) Snapshot() Snapshot {
 	}
 	s.Rules, s.Game, s.Hand, s.Phase = g.p.Name, g.number, g.hand, g.phase
 	s.Sides, s.StarDie, s.Wild = g.s.sides, g.p.StarDie, g.s.wild
+	s.StartDice, s.ShowReroll = g.s.dice, g.p.StarDie && g.s.showReroll
 	if g.turn >= 0 && g.phase == PhaseBidding {
 		s.Turn = &g.seats[g.turn].name
 	}

@@ -1,37 +1,20 @@
 package computer
 
-import "github.com/liarsd/liarsd/engine"
+import (
+	"slices"
 
-// Raises reports whether a bid of quantity q on face f raises the bid
-// (fromQ, fromF) under the rule. It mirrors the engine's own check (engine's
-// game.raises); TestRaisesMatchEngine pins the two together through
-// Table.Apply.
-func Raises(rule engine.RaiseRule, fromQ, fromF, q, f int) bool {
-	switch rule {
-	case engine.RaiseQuantityOrFace:
-		return q > fromQ || (q == fromQ && f > fromF)
-	case engine.RaiseEither:
-		return q > fromQ || f > fromF
-	case engine.RaiseFaceOrQuantity:
-		return f > fromF || (f == fromF && q > fromQ)
-	case engine.RaiseTrack:
-		from, to := TrackSpace(fromQ, fromF), TrackSpace(q, f)
-		if to != from {
-			return to > from
-		}
-		return f != 1 && f > fromF
-	}
-	return false
+	"github.com/liarsd/liarsd/engine"
+)
+
+// move is a legal action in short: its type and, for a bid, its quantity
+// and face. Strategies weigh moves and build only the chosen Action.
+type move struct {
+	typ  string
+	q, f int
 }
 
-// TrackSpace is the index of a bid's space on the star-board bidding track:
-// number spaces 1, 2, star 1, 3, 4, star 2, ... A star bid (face 1) of k
-// stands on star space k, a number bid of q on number space q.
-func TrackSpace(q, f int) int {
-	if f == 1 {
-		return 3*q - 1
-	}
-	return q - 1 + (q-1)/2
+func (m move) action(seat string) engine.Action {
+	return engine.Action{Type: m.typ, Seat: seat, Quantity: m.q, Face: m.f}
 }
 
 // Legal returns every action the view's seat may take now, in a fixed
@@ -40,6 +23,15 @@ func TrackSpace(q, f int) int {
 // actions pay the current stake (a nil Stake); a computer seat never raises
 // the stake.
 func Legal(v View) []engine.Action {
+	moves := legalMoves(v)
+	acts := make([]engine.Action, len(moves))
+	for i, m := range moves {
+		acts[i] = m.action(v.Seat)
+	}
+	return acts
+}
+
+func legalMoves(v View) []move {
 	if !v.myTurn() {
 		return nil
 	}
@@ -56,36 +48,37 @@ func Legal(v View) []engine.Action {
 	if p.Stakes && s.Stake != nil && s.Seats[i].Chips != nil {
 		canPay = *s.Seats[i].Chips >= *s.Stake && *s.Seats[i].Chips > 0
 	}
-	var acts []engine.Action
+	var moves []move
 	if canPay {
-		acts = appendBids(acts, v, p)
+		moves = appendBids(moves, v, p)
 		if s.Bid != nil {
-			acts = append(acts, engine.Action{Type: engine.ActChallenge, Seat: v.Seat})
+			moves = append(moves, move{typ: engine.ActChallenge})
 			if p.SpotOn != engine.SpotOnNone {
-				acts = append(acts, engine.Action{Type: engine.ActSpotOn, Seat: v.Seat})
+				moves = append(moves, move{typ: engine.ActSpotOn})
 			}
 		}
 	}
 	if p.Stakes {
 		if !canPay && s.Bid != nil {
-			acts = append(acts, engine.Action{Type: engine.ActAllIn, Seat: v.Seat})
+			moves = append(moves, move{typ: engine.ActAllIn})
 		}
-		acts = append(acts, engine.Action{Type: engine.ActFold, Seat: v.Seat})
+		moves = append(moves, move{typ: engine.ActFold})
 	}
-	return acts
+	return moves
 }
 
 // appendBids appends every bid that the rules allow now.
-func appendBids(acts []engine.Action, v View, p *engine.Preset) []engine.Action {
+func appendBids(moves []move, v View, p *engine.Preset) []move {
 	s := v.Snapshot
 	inPlay := v.diceInPlay()
+	moves = slices.Grow(moves, inPlay*s.Sides+3)
 	for q := 1; q <= inPlay; q++ {
 		for f := 1; f <= s.Sides; f++ {
-			if s.Bid != nil && !Raises(p.Raise, s.Bid.Quantity, s.Bid.Face, q, f) {
+			if s.Bid != nil && !p.Raise.Raises(s.Bid.Quantity, s.Bid.Face, q, f) {
 				continue
 			}
-			acts = append(acts, engine.Action{Type: engine.ActBid, Seat: v.Seat, Quantity: q, Face: f})
+			moves = append(moves, move{typ: engine.ActBid, q: q, f: f})
 		}
 	}
-	return acts
+	return moves
 }

@@ -2,6 +2,8 @@ package computer
 
 import (
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/liarsd/liarsd/engine"
@@ -21,17 +23,29 @@ type View struct {
 	// Flustered is set after a successful bluff check against the seat: it
 	// takes its second-best option on its next turn.
 	Flustered bool
-	// StartDice is the number of dice each seat started the game with; 0
-	// means the preset's default. Common-hand's spot-on gives a die back only
-	// below it.
+	// StartDice is the number of dice each seat started the game with
+	// (the snapshot's start_dice); 0 means the preset's default.
+	// Common-hand's spot-on gives a die back only below it.
 	StartDice int
 }
 
 // NewView builds the view of seat from a public snapshot and the seat's own
-// dice. It copies dice, so the caller may reuse its slice. It reads the
-// Flustered mark from the snapshot when the engine publishes one.
+// dice, and takes the seat's Flustered mark from the snapshot. It copies
+// dice, so the caller may reuse its slice.
 func NewView(s engine.Snapshot, seat string, dice []int) View {
-	return View{Snapshot: s, Seat: seat, Dice: slices.Clone(dice)}
+	v := View{Snapshot: s, Seat: seat, Dice: slices.Clone(dice), StartDice: s.StartDice}
+	if i := v.seatIndex(); i >= 0 {
+		v.Flustered = s.Seats[i].Flustered
+	}
+	return v
+}
+
+// ViewOf builds the view of a computer seat at a table that rolls its dice
+// (new_game's computer field): the public snapshot and the seat's own
+// dice from Table.HiddenDice, nobody else's. For a person's seat the view
+// has no dice.
+func ViewOf(t *engine.Table, seat string) View {
+	return NewView(t.Snapshot(), seat, t.HiddenDice(seat))
 }
 
 // preset returns the view's preset.
@@ -113,4 +127,13 @@ func without(faces, sub []int) []int {
 		}
 	}
 	return out
+}
+
+// Rand returns the source of a computer seat's choices in a game: seeded by
+// the game's seed and the seat's name, so that a seeded game replays the
+// same choices, and apart from the engine's own draws (dice, openers).
+func Rand(seed int64, seat string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(seat))
+	return rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
 }

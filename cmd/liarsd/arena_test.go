@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestArenaCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		rows     []string // each must start a line of stdout
+		inStderr string
+	}{
+		{name: "one line", args: []string{"--rules", "common-hand", "--seats", "2", "--games", "30", "--a", "strong", "--b", "random", "--seed", "1"},
+			rows: []string{"common-hand 2 strong random 30"}},
+		{name: "lists", args: []string{"--rules", "kids,classic", "--seats", "2", "--games", "10", "--b", "random,threshold"},
+			rows: []string{"kids", "kids", "classic", "classic"}},
+		{name: "skips seats a preset refuses", args: []string{"--rules", "endurance,common-hand", "--seats", "2", "--games", "5", "--b", "random"},
+			rows: []string{"common-hand"}, inStderr: "skipped"},
+		{name: "no table", args: []string{"--rules", "endurance", "--seats", "2", "--games", "5"}, code: 2, inStderr: "no table to play"},
+		{name: "unknown preset", args: []string{"--rules", "poker"}, code: 2, inStderr: `no preset "poker"`},
+		{name: "unknown level", args: []string{"--a", "grandmaster"}, code: 2, inStderr: `no level "grandmaster"`},
+		{name: "bad seats", args: []string{"--seats", "two"}, code: 2, inStderr: "-seats"},
+		{name: "no games", args: []string{"--games", "0"}, code: 2, inStderr: "-games"},
+		{name: "stray argument", args: []string{"extra"}, code: 2, inStderr: "usage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := dispatch(context.Background(), append([]string{"arena"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+			if code != tt.code {
+				t.Fatalf("exit code %d; want %d (stderr %q)", code, tt.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.inStderr) {
+				t.Fatalf("stderr %q; want it to mention %q", stderr.String(), tt.inStderr)
+			}
+			if tt.code != 0 {
+				return
+			}
+			lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+			if !strings.HasPrefix(lines[0], "rules") || !strings.HasPrefix(lines[len(lines)-1], "seed ") {
+				t.Fatalf("stdout has no header or footer:\n%s", stdout.String())
+			}
+			body := lines[1 : len(lines)-1]
+			if len(body) != len(tt.rows) {
+				t.Fatalf("stdout has %d lines of results; want %d:\n%s", len(body), len(tt.rows), stdout.String())
+			}
+			for i, want := range tt.rows {
+				if !strings.HasPrefix(strings.Join(strings.Fields(body[i]), " "), want) {
+					t.Fatalf("line %d is %q; want it to start %q", i+1, body[i], want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package computer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/liarsd/liarsd/engine"
+)
+
+// BenchmarkArenaGame measures one arena game, strong against threshold.
+func BenchmarkArenaGame(b *testing.B) {
+	for _, rules := range []string{"common-hand", "star-board"} {
+		for _, seats := range []int{2, 4} {
+			b.Run(fmt.Sprintf("%s/%d", rules, seats), func(b *testing.B) {
+				a := Arena{Rules: rules, Seats: seats, Seed: 1}
+				g := 0
+				for b.Loop() {
+					if _, err := a.Game(g, Strong(), Threshold{Below: 0.5}); err != nil {
+						b.Fatal(err)
+					}
+					g++
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkChoose measures one decision of the strong level at an ordinary
+// table (four seats of five dice) and at the largest table the engine
+// allows with its widest dice (twenty seats of twenty dice of 100 sides).
+func BenchmarkChoose(b *testing.B) {
+	for _, tt := range []struct{ seats, dice, sides int }{{4, 5, 6}, {20, 20, 100}} {
+		b.Run(fmt.Sprintf("%dx%dd%d", tt.seats, tt.dice, tt.sides), func(b *testing.B) {
+			s := engine.Snapshot{Rules: "common-hand", Phase: engine.PhaseBidding, Sides: tt.sides}
+			for i := range tt.seats {
+				s.Seats = append(s.Seats, seatAt(fmt.Sprintf("s%d", i), tt.dice))
+			}
+			turn := "s1"
+			s.Turn = &turn
+			s.Bid = &engine.BidSeat{Seat: "s0", Quantity: tt.seats * tt.dice / tt.sides, Face: 2}
+			rng := rand.New(rand.NewPCG(1, 1))
+			dice := make([]int, tt.dice)
+			for i := range dice {
+				dice[i] = 1 + rng.IntN(tt.sides)
+			}
+			v := NewView(s, "s1", dice)
+			for b.Loop() {
+				Strong().Choose(v, rng)
+			}
+		})
+	}
+}
