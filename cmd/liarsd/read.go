@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision"
+)
+
+func init() {
+	register(command{
+		name:    "read",
+		summary: "read the dice in images: one JSON line per image",
+		run:     runRead,
+	})
+}
+
+// readResult is one line of liarsd read's output.
+type readResult struct {
+	Image string       `json:"image"`
+	Dice  []vision.Die `json:"dice"`
+	MS    float64      `json:"ms"`
+	Error string       `json:"error,omitempty"`
+}
+
+func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("read", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	view := fs.String("view", "top", "where the camera looks from: top, or bottom (up through a glass board)")
+	dieSize := fs.Float64("die-size", 0, "expected die side in pixels (0: find it from the image)")
+	starDice := fs.Bool("star-dice", false, "the dice carry the star on their 1 face (any lone mark is the star; bottom view: a 6 below is a star on top)")
+	plainDice := fs.Bool("plain-dice", false, "the dice carry a plain pip on their 1 face (a star-like face is flagged uncertain)")
+	minConf := fs.Float64("min-confidence", vision.DefaultMinConfidence, "confidence below which a die is flagged uncertain")
+	annotate := fs.String("annotate", "", "folder to write each image into with the dice drawn on it")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: liarsd read [flags] IMAGE...\n\nPrints one JSON object per image per line:\n"+
+			`{"image": PATH, "dice": [{"face": 1-6, "star": bool, "x": px, "y": px, "size": px, "confidence": 0-1, "uncertain": bool}], "ms": float}`+
+			"\nAn image that cannot be read gets an \"error\" field, and the exit code is 1.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	v, err := vision.ParseView(*view)
+	if err != nil {
+		fmt.Fprintf(stderr, "read: %v\n", err)
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	if *annotate != "" {
+		if err := os.MkdirAll(*annotate, 0o755); err != nil {
+			fmt.Fprintf(stderr, "read: %v\n", err)
+			return 1
+		}
+	}
+	reader := vision.NewReader(vision.Options{View: v, DieSize: *dieSize, StarDice: *starDice, PlainDice: *plainDice, MinConfidence: *minConf})
+	enc := json.NewEncoder(stdout)
+	code := 0
+	for _, path := range fs.Args() {
+		if ctx.Err() != nil {
+			return 1
+		}
+		res := readOne(reader, path, *annotate)
+		if res.Error != "" {
+			fmt.Fprintf(stderr, "read: %s\n", res.Error)
+			code = 1
+		}
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "read: %v\n", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// readOne reads one image file; its errors go into the result.
+func readOne(reader *vision.Reader, path, annotate string) readResult {
+	res := readResult{Image: path, Dice: []vision.Die{}}
+	img, err := vision.LoadImage(path)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	defer img.Close()
+	start := time.Now()
+	dice, err := reader.Read(img)
+	res.MS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	for i := range dice {
+		dice[i].X = math.Round(dice[i].X*10) / 10
+		dice[i].Y = math.Round(dice[i].Y*10) / 10
+		dice[i].Size = math.Round(dice[i].Size*10) / 10
+	}
+	res.Dice = dice
+	if annotate != "" {
+		vision.Annotate(&img, dice)
+		gocv.IMWrite(filepath.Join(annotate, filepath.Base(path)), img)
+	}
+	return res
+}

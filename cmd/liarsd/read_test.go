@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision/synth"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/vision")
+
+// revealScene is the table in testdata/vision/reveal.png: three seats'
+// dice, stars in all three artworks among them.
+func revealScene() synth.Scene {
+	seats := []struct {
+		faces  []int
+		one    synth.Artwork
+		region synth.Rect
+		colour synth.Palette
+	}{
+		{[]int{1, 4, 4, 6, 2}, synth.FilledStar, synth.Rect{X: 10, Y: 10, W: 320, H: 180}, synth.Palettes[2]},
+		{[]int{1, 3, 5}, synth.OutlinedStar, synth.Rect{X: 340, Y: 20, W: 280, H: 160}, synth.Palettes[0]},
+		{[]int{1, 2, 6, 6}, synth.ShipsWheel, synth.Rect{X: 160, Y: 200, W: 320, H: 140}, synth.Palettes[4]},
+	}
+	s := synth.Scene{Width: 640, Height: 360, Table: synth.Tables[0], Texture: 0.5, Seed: 5,
+		Light: synth.Lighting{Gradient: 0.2, Angle: 60, Vignette: 0.2, Shadow: 0.5}, Blur: 0.6, Noise: 3}
+	for i, seat := range seats {
+		dice := make([]synth.Die, len(seat.faces))
+		for j, f := range seat.faces {
+			dice[j] = synth.Die{Face: f, One: seat.one, Colour: seat.colour.Body, PipColour: seat.colour.Pips}
+		}
+		if err := synth.Place(dice, seat.region, 48, 16, uint64(i+1)); err != nil {
+			panic(err)
+		}
+		s.Dice = append(s.Dice, dice...)
+	}
+	return s
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestReadGolden runs `liarsd read` on a synthetic reveal and compares its
+// output, less the timing, with testdata/vision/reveal.golden.
+func TestReadGolden(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "testdata", "vision")
+	img := filepath.Join(dir, "reveal.png")
+	golden := filepath.Join(dir, "reveal.golden")
+	if *update {
+		m, _, err := synth.Render(revealScene())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if !gocv.IMWrite(img, m) {
+			t.Fatal("writing reveal.png failed")
+		}
+		m.Close()
+	}
+	var out, errOut bytes.Buffer
+	if code := runRead(context.Background(), []string{img}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var res readResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("output %q: %v", out.String(), err)
+	}
+	if res.MS <= 0 {
+		t.Errorf("ms = %v; want the time spent", res.MS)
+	}
+	res.MS = 0
+	res.Image = "reveal.png"
+	got, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/liarsd -run ReadGolden -update)", err)
+	}
+	// Faces and flags must match exactly; positions and confidences only
+	// nearly, as floating point differs a little between CPUs (FMA on arm64).
+	var w readResult
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	same := len(w.Dice) == len(res.Dice)
+	for i := 0; same && i < len(w.Dice); i++ {
+		a, b := res.Dice[i], w.Dice[i]
+		same = a.Face == b.Face && a.Star == b.Star && a.Uncertain == b.Uncertain &&
+			math.Abs(a.X-b.X) < 0.5 && math.Abs(a.Y-b.Y) < 0.5 && math.Abs(a.Size-b.Size) < 0.5 &&
+			math.Abs(a.Confidence-b.Confidence) < 0.02
+	}
+	if !same {
+		t.Errorf("liarsd read output changed (go test ./cmd/liarsd -run ReadGolden -update rewrites it):\ngot:\n%s\nwant:\n%s", got, want)
+	}
+	stars, uncertain := 0, 0
+	for _, d := range res.Dice {
+		if d.Star {
+			stars++
+		}
+		if d.Uncertain {
+			uncertain++
+		}
+	}
+	if len(res.Dice) != 12 || stars != 3 || uncertain != 0 {
+		t.Errorf("got %d dice, %d stars, %d uncertain; want 12, 3, 0", len(res.Dice), stars, uncertain)
+	}
+}
+
+// TestReadBadInput reports unreadable images on their own line and exits 1,
+// and rejects bad flags with exit 2.
+func TestReadBadInput(t *testing.T) {
+	tmp := t.TempDir()
+	garbage := filepath.Join(tmp, "garbage.jpg")
+	if err := os.WriteFile(garbage, []byte("\xff\xd8 not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := runRead(context.Background(), []string{garbage, filepath.Join(tmp, "missing.png")}, nil, &out, &errOut)
+	if code != 1 {
+		t.Errorf("exit %d; want 1", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines; want 2: %q", len(lines), out.String())
+	}
+	for _, l := range lines {
+		var res readResult
+		if err := json.Unmarshal([]byte(l), &res); err != nil || res.Error == "" || res.Dice == nil {
+			t.Errorf("line %q: want an error field and an empty dice list (err %v)", l, err)
+		}
+	}
+	for _, args := range [][]string{{}, {"-view", "sideways", garbage}} {
+		if code := runRead(context.Background(), args, nil, &out, &errOut); code != 2 {
+			t.Errorf("runRead(%q): exit %d; want 2", args, code)
+		}
+	}
+}
+
+// TestReadBottomView reads the reveal from below: every face turns over.
+func TestReadBottomView(t *testing.T) {
+	img := filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png")
+	var top, bottom, errOut bytes.Buffer
+	if code := runRead(context.Background(), []string{img}, nil, &top, &errOut); code != 0 {
+		t.Fatal(errOut.String())
+	}
+	if code := runRead(context.Background(), []string{"-view", "bottom", img}, nil, &bottom, &errOut); code != 0 {
+		t.Fatal(errOut.String())
+	}
+	var a, b readResult
+	if err := json.Unmarshal(top.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(bottom.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Dice) != len(b.Dice) {
+		t.Fatalf("top view %d dice, bottom view %d", len(a.Dice), len(b.Dice))
+	}
+	for i := range a.Dice {
+		want := 7 - a.Dice[i].Face
+		if a.Dice[i].Star {
+			want = 6
+		}
+		if b.Dice[i].Face != want {
+			t.Errorf("die %d: seen %d (star %v) from below reads %d; want %d", i, a.Dice[i].Face, a.Dice[i].Star, b.Dice[i].Face, want)
+		}
+	}
+}

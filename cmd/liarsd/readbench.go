@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision"
+)
+
+func init() {
+	register(command{
+		name:    "readbench",
+		summary: "measure the dice reader: accuracy on labelled photos and synthetic star dice, and speed",
+		run:     runReadBench,
+	})
+}
+
+func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("readbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	photos := fs.String("photos", "../shared/data/dice-photos", "folder of labelled photographs (labels.csv beside the split folders); empty skips them")
+	split := fs.String("split", "test", "split of the photographs to measure (tune on train, measure on test)")
+	synthetic := fs.Int("synthetic", 200, "synthetic star-dice tables to measure; 0 skips them")
+	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
+	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
+	annotate := fs.String("annotate", "", "folder to write annotated images into")
+	verbose := fs.Bool("v", false, "list every miss and wrong read")
+	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (the labelled photographs do); the synthetic run always reads star dice with no hint")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs, on\nsynthetic star dice, and the median time to read a 1280x720 table of 30 dice.\nRun it with GOMAXPROCS=1 (or taskset -c 0) for one core's speed.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *annotate != "" {
+		if err := os.MkdirAll(*annotate, 0o755); err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+	}
+	reader := vision.NewReader(vision.Options{})
+	photoReader := vision.NewReader(vision.Options{PlainDice: *plain})
+	if *photos != "" {
+		if _, err := os.Stat(filepath.Join(*photos, "labels.csv")); err != nil {
+			fmt.Fprintf(stdout, "photos: skipped, no labels.csv in %s (the shared data sits in ../shared beside the repository)\n", *photos)
+			*photos = ""
+		}
+	}
+	if *photos != "" {
+		score, err := benchPhotos(ctx, photoReader, *photos, *split, *annotate, *verbose, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+		hint := "no hints"
+		if *plain {
+			hint = "hint: plain dice"
+		}
+		fmt.Fprintf(stdout, "photos %s/%s (%s): %v\n", *photos, *split, hint, score)
+	}
+	if *synthetic > 0 {
+		score, err := benchSynthetic(ctx, reader, *seed, *synthetic, *annotate, *verbose, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "synthetic star dice (%d tables, seeds %d..%d): %v\n", *synthetic, *seed, *seed+int64(*synthetic)-1, score)
+	}
+	if *speed > 0 {
+		med, cpu, err := benchSpeed(ctx, reader, *speed)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "speed: median %.1f ms wall, %.1f ms CPU mean, to read a 1280x720 table of 30 dice (%d reads, GOMAXPROCS=%s)\n", med, cpu, *speed, gomaxprocs())
+	}
+	return 0
+}
+
+func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		return vision.Score{}, err
+	}
+	labels, err := vision.ParseLabels(f)
+	f.Close()
+	if err != nil {
+		return vision.Score{}, err
+	}
+	byImage := map[string][]vision.Label{}
+	for _, l := range labels {
+		if l.Split == split {
+			byImage[l.Image] = append(byImage[l.Image], l)
+		}
+	}
+	if len(byImage) == 0 {
+		return vision.Score{}, fmt.Errorf("no labelled images in split %q", split)
+	}
+	names := make([]string, 0, len(byImage))
+	for n := range byImage {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var total vision.Score
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		path := filepath.Join(dir, split, name)
+		img, err := vision.LoadImage(path)
+		if err != nil {
+			return total, err
+		}
+		dice, err := reader.Read(img)
+		if err != nil {
+			img.Close()
+			return total, err
+		}
+		s, errs := vision.Compare(dice, byImage[name])
+		total.Add(s)
+		if verbose {
+			for _, e := range errs {
+				fmt.Fprintf(out, "%s: %s\n", name, e)
+			}
+		}
+		if annotate != "" {
+			vision.Annotate(&img, dice)
+			gocv.IMWrite(filepath.Join(annotate, name), img)
+		}
+		img.Close()
+	}
+	return total, nil
+}
+
+func gomaxprocs() string {
+	if v := os.Getenv("GOMAXPROCS"); v != "" {
+		return v
+	}
+	return "default"
+}

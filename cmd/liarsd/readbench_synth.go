@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision"
+	"github.com/liarsd/liarsd/vision/synth"
+)
+
+// benchSynthetic reads n synthetic tables of star dice (a third of the dice
+// show the star, in all three artworks) and scores the reads.
+func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+	var total vision.Score
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		s := uint64(seed) + uint64(i)
+		scene := synth.Random(s, synth.RandomOptions{StarShare: 1.0 / 3})
+		img, truth, err := synth.Render(scene)
+		if err != nil {
+			return total, err
+		}
+		dice, err := reader.Read(img)
+		if err != nil {
+			img.Close()
+			return total, err
+		}
+		score, errs := vision.Compare(dice, truthLabels(truth))
+		total.Add(score)
+		if verbose {
+			for _, e := range errs {
+				fmt.Fprintf(out, "synthetic seed %d: %s\n", s, e)
+			}
+		}
+		if annotate != "" && len(errs) > 0 {
+			vision.Annotate(&img, dice)
+			gocv.IMWrite(filepath.Join(annotate, fmt.Sprintf("synth-%d.png", s)), img)
+		}
+		img.Close()
+	}
+	return total, nil
+}
+
+// truthLabels turns a synthetic scene's truth into labels with boxes.
+func truthLabels(truth []vision.Die) []vision.Label {
+	labels := make([]vision.Label, 0, len(truth))
+	for _, d := range truth {
+		h := d.Size / 2
+		labels = append(labels, vision.Label{
+			Face: d.Face, Star: d.Star,
+			Box: vision.Box{MinX: d.X - h, MinY: d.Y - h, MaxX: d.X + h, MaxY: d.Y + h},
+		})
+	}
+	return labels
+}
+
+// benchSpeed times n reads of one 1280x720 synthetic table of 30 dice and
+// returns the median wall time and the mean CPU time of the process per
+// read, in milliseconds. On a busy machine the CPU time is the steadier.
+func benchSpeed(ctx context.Context, reader *vision.Reader, n int) (median, cpu float64, err error) {
+	img, _, err := synth.Render(synth.Random(7, synth.RandomOptions{Width: 1280, Height: 720, Dice: 30}))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer img.Close()
+	times := make([]float64, 0, n)
+	cpuStart := cpuTime()
+	for i := 0; i < n; i++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		start := time.Now()
+		if _, err := reader.Read(img); err != nil {
+			return 0, 0, err
+		}
+		times = append(times, float64(time.Since(start).Microseconds())/1000)
+	}
+	cpu = float64((cpuTime() - cpuStart).Microseconds()) / 1000 / float64(n)
+	sort.Float64s(times)
+	return times[len(times)/2], cpu, nil
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

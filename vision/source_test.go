@@ -1,0 +1,104 @@
+package vision_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision"
+	"github.com/liarsd/liarsd/vision/synth"
+)
+
+// TestMissingCamera gets a clear error, not a panic, from cameras that are
+// not there.
+func TestMissingCamera(t *testing.T) {
+	if _, err := vision.OpenV4L2("/dev/video-not-there", 1280, 720); !errors.Is(err, vision.ErrNoCamera) {
+		t.Errorf("OpenV4L2(missing): got %v; want ErrNoCamera", err)
+	}
+	if _, err := vision.Open("v4l2:/dev/video-not-there"); !errors.Is(err, vision.ErrNoCamera) {
+		t.Errorf("Open(v4l2:missing): got %v; want ErrNoCamera", err)
+	}
+	if _, err := vision.OpenGStreamer("videotestsrc ! fakesink"); err == nil {
+		t.Error("OpenGStreamer without appsink: got no error")
+	}
+	if _, err := vision.Open("/no/such/image.png"); err == nil {
+		t.Error("Open(missing file): got no error")
+	}
+}
+
+// TestFileSources captures from a still image and from a folder.
+func TestFileSources(t *testing.T) {
+	dir := t.TempDir()
+	for i, seed := range []uint64{1, 2} {
+		img, _, err := synth.Render(synth.Random(seed, synth.RandomOptions{Width: 320, Height: 240, Dice: 4, DieSize: 40}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !gocv.IMWrite(filepath.Join(dir, []string{"a.png", "b.jpg"}[i]), img) {
+			t.Fatal("IMWrite failed")
+		}
+		img.Close()
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not an image"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder, err := vision.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ { // a, b, then a again
+		m, err := folder.Capture()
+		if err != nil {
+			t.Fatalf("capture %d: %v", i, err)
+		}
+		if m.Cols() != 320 || m.Rows() != 240 {
+			t.Errorf("capture %d: got %dx%d; want 320x240", i, m.Cols(), m.Rows())
+		}
+		m.Close()
+	}
+	if err := folder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := folder.Capture(); !errors.Is(err, vision.ErrClosed) {
+		t.Errorf("capture after close: got %v; want ErrClosed", err)
+	}
+	still, err := vision.Open("file:" + filepath.Join(dir, "a.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer still.Close()
+	m, err := still.Capture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	if _, err := vision.OpenFolder(t.TempDir()); err == nil {
+		t.Error("empty folder: got no error")
+	}
+}
+
+// TestSyntheticSource reads its frames through the real reader.
+func TestSyntheticSource(t *testing.T) {
+	src := synth.NewRandomSource(11, synth.RandomOptions{Width: 640, Height: 360, Dice: 8, DieSize: 44})
+	var s vision.Source = src
+	defer s.Close()
+	r := vision.NewReader(vision.Options{})
+	for i := 0; i < 2; i++ {
+		img, err := s.Capture()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dice, err := r.Read(img)
+		img.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		score, errs := vision.Compare(dice, labels(src.Truth()))
+		if score.Wrong+score.Extra > 0 || score.Right < len(src.Truth())-1 {
+			t.Errorf("frame %d: %v %v", i, score, errs)
+		}
+	}
+}

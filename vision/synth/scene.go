@@ -1,0 +1,342 @@
+// Package synth renders realistic top-down images of a table with known
+// dice on it, for tests, benchmarks and the demo: pips and the three star
+// artworks, many colours, rotation, shadows, glare, uneven light, blur,
+// camera noise and perspective, all driven by a seed.
+//
+// A Scene says exactly what is on the table; Render draws it and returns,
+// beside the image, what a perfect reader should report for it.
+package synth
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"math/rand/v2"
+)
+
+// Artwork is what a die prints on its 1 face.
+type Artwork int
+
+const (
+	// Pip is a plain single pip: the face reads as 1.
+	Pip Artwork = iota
+	// FilledStar is a filled five-pointed star: the wild star.
+	FilledStar
+	// OutlinedStar is the outline of a five-pointed star: the wild star.
+	OutlinedStar
+	// ShipsWheel is a ship's wheel (rim, spokes, handles): the wild star.
+	ShipsWheel
+)
+
+// Stars lists the three star artworks.
+var Stars = []Artwork{FilledStar, OutlinedStar, ShipsWheel}
+
+// String names the artwork.
+func (a Artwork) String() string {
+	switch a {
+	case FilledStar:
+		return "filled-star"
+	case OutlinedStar:
+		return "outlined-star"
+	case ShipsWheel:
+		return "ships-wheel"
+	}
+	return "pip"
+}
+
+// Units says what a Scene's positions and sizes are measured in.
+type Units int
+
+const (
+	// Pixels measures positions and sizes in image pixels.
+	Pixels Units = iota
+	// Millimetres measures them on the table; Scene.PxPerMM converts.
+	Millimetres
+)
+
+// Die is one die on the table.
+type Die struct {
+	// X and Y are the die's centre, in the scene's units.
+	X, Y float64
+	// Size is the die's side in the scene's units; 0 means Scene.DieSize.
+	Size float64
+	// Face is the face on top, 1 to 6.
+	Face int
+	// One is what the die prints on its 1 face; anything but Pip is the star.
+	One Artwork
+	// Colour is the body's colour and PipColour the pips'.
+	Colour, PipColour color.RGBA
+	// Rotation is the die's turn in degrees.
+	Rotation float64
+	// Translucent dice let the table show through their body.
+	Translucent bool
+	// Tilt is how far, in degrees, a cocked die leans against something;
+	// 0 lies flat. A reader should flag a cocked die uncertain.
+	Tilt float64
+	// Hidden is the share of the die covered by something (a hand, a cup's
+	// rim), 0 to 1. A reader should flag a half-hidden die uncertain.
+	Hidden float64
+}
+
+// Lighting describes uneven light on the table.
+type Lighting struct {
+	// Gradient is how much brighter one side of the table is than the
+	// other, 0 (even) to about 0.6.
+	Gradient float64
+	// Angle is the direction, in degrees, the light comes from.
+	Angle float64
+	// Vignette darkens the corners, 0 to about 0.5.
+	Vignette float64
+	// Shadow is the strength of the dice's shadows, 0 to 1.
+	Shadow float64
+	// Glare is the chance that a die catches a highlight, 0 to 1.
+	Glare float64
+}
+
+// Scene is everything on the table and how the camera sees it.
+type Scene struct {
+	// Width and Height are the image's size in pixels.
+	Width, Height int
+	// Units measures the dice's positions and sizes; PxPerMM converts
+	// millimetres to pixels (default 3).
+	Units   Units
+	PxPerMM float64
+	// DieSize is the side of dice that do not set their own (default 48 px
+	// or 16 mm).
+	DieSize float64
+	// Table is the table's colour; Texture the strength of its grain, 0-1.
+	Table   color.RGBA
+	Texture float64
+	Light   Lighting
+	// Blur is the camera's blur (Gaussian sigma, px); Noise its noise
+	// (sigma, grey levels); Perspective how far the camera is off straight
+	// down (corner displacement as a share of the image, 0 to about 0.08).
+	Blur, Noise, Perspective float64
+	// Seed drives every random choice in rendering (texture, noise, which
+	// dice catch glare, the perspective's direction).
+	Seed uint64
+	Dice []Die
+}
+
+// Validate reports what is wrong with a scene.
+func (s Scene) Validate() error {
+	if s.Width < 32 || s.Height < 32 || s.Width > 8192 || s.Height > 8192 {
+		return fmt.Errorf("synth: image size %dx%d out of range", s.Width, s.Height)
+	}
+	for i, d := range s.Dice {
+		if d.Face < 1 || d.Face > 6 {
+			return fmt.Errorf("synth: die %d: face %d not in 1-6", i, d.Face)
+		}
+		if d.Size < 0 || d.Hidden < 0 || d.Hidden > 1 {
+			return fmt.Errorf("synth: die %d: bad size or hidden share", i)
+		}
+	}
+	return nil
+}
+
+// px converts a length in the scene's units to pixels.
+func (s Scene) px(v float64) float64 {
+	if s.Units == Millimetres {
+		return v * s.pxPerMM()
+	}
+	return v
+}
+
+func (s Scene) pxPerMM() float64 {
+	if s.PxPerMM > 0 {
+		return s.PxPerMM
+	}
+	return 3
+}
+
+func (s Scene) dieSide(d Die) float64 {
+	if d.Size > 0 {
+		return s.px(d.Size)
+	}
+	if s.DieSize > 0 {
+		return s.px(s.DieSize)
+	}
+	return 48
+}
+
+// Rect is a region of the table, in the scene's units.
+type Rect struct{ X, Y, W, H float64 }
+
+// ErrNoRoom is returned by Place when the dice do not fit in the region.
+var ErrNoRoom = errors.New("synth: the dice do not fit in the region")
+
+// Place sets the position and rotation of each die so that all lie inside
+// region without touching (gap, in the scene's units, between their
+// circumscribed circles), choosing positions with seed. Sizes are the
+// dice's own or size. It is the way to put a player's dice in front of a
+// seat.
+func Place(dice []Die, region Rect, size, gap float64, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	// Random placement can corner itself (two dice far apart leave no room
+	// for a third between them): start over until everything fits.
+	for attempt := 0; attempt < 200; attempt++ {
+		if placeOnce(dice, region, size, gap, rng) {
+			return nil
+		}
+	}
+	return ErrNoRoom
+}
+
+func placeOnce(dice []Die, region Rect, size, gap float64, rng *rand.Rand) bool {
+	type disc struct{ x, y, r float64 }
+	placed := make([]disc, 0, len(dice))
+	for i := range dice {
+		s := dice[i].Size
+		if s <= 0 {
+			s = size
+		}
+		r := s*math.Sqrt2/2 + gap/2
+		if 2*r > region.W || 2*r > region.H {
+			return false
+		}
+		ok := false
+		for try := 0; try < 300 && !ok; try++ {
+			x := region.X + r + rng.Float64()*(region.W-2*r)
+			y := region.Y + r + rng.Float64()*(region.H-2*r)
+			ok = true
+			for _, p := range placed {
+				if math.Hypot(p.x-x, p.y-y) < p.r+r {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				placed = append(placed, disc{x, y, r})
+				dice[i].X, dice[i].Y = x, y
+				dice[i].Rotation = rng.Float64() * 90
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Palette is a die colour with a pip colour that shows on it.
+type Palette struct{ Body, Pips color.RGBA }
+
+// Palettes are common dice: light pips on dark bodies and dark on light.
+var Palettes = []Palette{
+	{rgb(245, 245, 240), rgb(20, 20, 20)},   // white, black pips
+	{rgb(240, 235, 215), rgb(180, 20, 20)},  // ivory, red pips
+	{rgb(200, 25, 30), rgb(250, 250, 250)},  // red, white pips
+	{rgb(20, 20, 22), rgb(245, 245, 245)},   // black, white pips
+	{rgb(25, 60, 170), rgb(250, 250, 250)},  // blue, white pips
+	{rgb(20, 130, 60), rgb(250, 250, 250)},  // green, white pips
+	{rgb(240, 200, 20), rgb(15, 15, 15)},    // yellow, black pips
+	{rgb(110, 40, 140), rgb(240, 200, 60)},  // purple, gold pips
+	{rgb(235, 120, 20), rgb(20, 20, 20)},    // orange, black pips
+	{rgb(20, 20, 22), rgb(220, 30, 30)},     // black, red pips
+	{rgb(120, 70, 40), rgb(240, 230, 200)},  // wood brown, cream pips
+	{rgb(40, 150, 160), rgb(255, 255, 255)}, // teal, white pips
+}
+
+// Tables are common table surfaces.
+var Tables = []color.RGBA{
+	rgb(35, 90, 50),    // green felt
+	rgb(120, 80, 50),   // wood
+	rgb(190, 190, 185), // grey board
+	rgb(40, 40, 45),    // dark mat
+	rgb(150, 30, 35),   // red felt
+	rgb(30, 50, 100),   // blue felt
+}
+
+func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 255} }
+
+// RandomOptions shape a random scene.
+type RandomOptions struct {
+	Width, Height int     // default 1280x720
+	Dice          int     // default 30
+	DieSize       float64 // px, default 48
+	// StarShare is the share of dice showing the star face (default 0: a
+	// fair die's one in six); Stars are the artworks to draw it with
+	// (default all three).
+	StarShare float64
+	Stars     []Artwork
+	// Clean turns off glare, blur, noise and perspective.
+	Clean bool
+}
+
+// Random returns a realistic random scene: a table, dice of many colours
+// at random faces, positions and rotations, uneven light, shadows, glare,
+// blur, noise and a little perspective, all from seed.
+func Random(seed uint64, o RandomOptions) Scene {
+	rng := rand.New(rand.NewPCG(seed, 0xd1ce))
+	if o.Width <= 0 || o.Height <= 0 {
+		o.Width, o.Height = 1280, 720
+	}
+	if o.Dice <= 0 {
+		o.Dice = 30
+	}
+	if o.DieSize <= 0 {
+		o.DieSize = 48
+	}
+	if len(o.Stars) == 0 {
+		o.Stars = Stars
+	}
+	s := Scene{
+		Width: o.Width, Height: o.Height,
+		DieSize: o.DieSize * (0.9 + 0.2*rng.Float64()),
+		Table:   Tables[rng.IntN(len(Tables))],
+		Texture: 0.3 + 0.5*rng.Float64(),
+		Light: Lighting{
+			Gradient: 0.4 * rng.Float64(),
+			Angle:    360 * rng.Float64(),
+			Vignette: 0.3 * rng.Float64(),
+			Shadow:   0.3 + 0.5*rng.Float64(),
+			Glare:    0.3 * rng.Float64(),
+		},
+		Seed: seed,
+	}
+	if !o.Clean {
+		s.Blur = 0.4 + 0.8*rng.Float64()
+		s.Noise = 2 + 4*rng.Float64()
+		s.Perspective = 0.04 * rng.Float64()
+	}
+	dice := make([]Die, o.Dice)
+	for i := range dice {
+		p := Palettes[rng.IntN(len(Palettes))]
+		// Keep the dice off the table's own colour so they can be seen.
+		for colourDistance(p.Body, s.Table) < 60 {
+			p = Palettes[rng.IntN(len(Palettes))]
+		}
+		d := Die{
+			Face:        1 + rng.IntN(6),
+			One:         o.Stars[rng.IntN(len(o.Stars))],
+			Colour:      p.Body,
+			PipColour:   p.Pips,
+			Translucent: rng.Float64() < 0.15,
+		}
+		if o.StarShare > 0 {
+			if rng.Float64() < o.StarShare {
+				d.Face = 1
+			} else {
+				d.Face = 2 + rng.IntN(5)
+			}
+		}
+		dice[i] = d
+	}
+	margin := s.DieSize
+	region := Rect{margin, margin, float64(s.Width) - 2*margin, float64(s.Height) - 2*margin}
+	for gap := s.DieSize * 0.3; gap >= 0; gap -= s.DieSize * 0.1 {
+		if Place(dice, region, s.DieSize, math.Max(gap, 0), seed) == nil {
+			break
+		}
+	}
+	s.Dice = dice
+	return s
+}
+
+func colourDistance(a, b color.RGBA) float64 {
+	dr := float64(a.R) - float64(b.R)
+	dg := float64(a.G) - float64(b.G)
+	db := float64(a.B) - float64(b.B)
+	return math.Sqrt(dr*dr + dg*dg + db*db)
+}

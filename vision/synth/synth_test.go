@@ -1,0 +1,92 @@
+package synth_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/liarsd/liarsd/vision/synth"
+)
+
+func TestPlace(t *testing.T) {
+	for n := 1; n <= 8; n++ {
+		dice := make([]synth.Die, n)
+		region := synth.Rect{X: 100, Y: 50, W: 300, H: 160}
+		if err := synth.Place(dice, region, 40, 8, uint64(n)); err != nil {
+			t.Fatalf("%d dice: %v", n, err)
+		}
+		half := 40 * math.Sqrt2 / 2
+		for i, a := range dice {
+			if a.X-half < region.X || a.X+half > region.X+region.W || a.Y-half < region.Y || a.Y+half > region.Y+region.H {
+				t.Errorf("%d dice: die %d at (%.0f,%.0f) leaves the region", n, i, a.X, a.Y)
+			}
+			for j, b := range dice[:i] {
+				if d := math.Hypot(a.X-b.X, a.Y-b.Y); d < 2*half+8 {
+					t.Errorf("%d dice: dice %d and %d %.1f apart; want at least %.1f", n, j, i, d, 2*half+8)
+				}
+			}
+		}
+	}
+	if err := synth.Place(make([]synth.Die, 30), synth.Rect{W: 100, H: 100}, 40, 0, 1); !errors.Is(err, synth.ErrNoRoom) {
+		t.Errorf("30 dice in 100x100: got %v; want ErrNoRoom", err)
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	s := synth.Random(42, synth.RandomOptions{Width: 320, Height: 200, Dice: 5, DieSize: 36})
+	a, ta, err := synth.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, tb, err := synth.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !bytes.Equal(a.ToBytes(), b.ToBytes()) {
+		t.Error("same scene and seed rendered two different images")
+	}
+	if len(ta) != 5 || len(tb) != 5 {
+		t.Fatalf("got %d and %d truths; want 5", len(ta), len(tb))
+	}
+	for i := range ta {
+		if ta[i] != tb[i] {
+			t.Errorf("truth %d: %v then %v", i, ta[i], tb[i])
+		}
+		if ta[i].X < 0 || ta[i].Y < 0 || ta[i].X > 320 || ta[i].Y > 200 {
+			t.Errorf("truth %d off the image: %v", i, ta[i])
+		}
+	}
+}
+
+func TestMillimetres(t *testing.T) {
+	s := synth.Scene{Width: 400, Height: 300, Units: synth.Millimetres, PxPerMM: 2.5, DieSize: 16,
+		Dice: []synth.Die{{X: 40, Y: 30, Face: 3}, {X: 120, Y: 90, Face: 1, One: synth.ShipsWheel}}}
+	img, truth, err := synth.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	if got := truth[0]; math.Abs(got.X-100) > 0.5 || math.Abs(got.Y-75) > 0.5 || math.Abs(got.Size-40) > 0.5 {
+		t.Errorf("got %v; want centre (100,75) and size 40 px", got)
+	}
+	if !truth[1].Star || truth[1].Face != 1 {
+		t.Errorf("got %v; want the star", truth[1])
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, s := range []synth.Scene{
+		{Width: 0, Height: 100},
+		{Width: 100, Height: 100, Dice: []synth.Die{{Face: 7}}},
+		{Width: 100, Height: 100, Dice: []synth.Die{{Face: 2, Hidden: 2}}},
+		{Width: 100, Height: 100, Dice: []synth.Die{{Face: 2, X: -500, Y: -500}}},
+	} {
+		if img, _, err := synth.Render(s); err == nil {
+			img.Close()
+			t.Errorf("Render(%+v): got no error", s)
+		}
+	}
+}

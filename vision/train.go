@@ -1,0 +1,255 @@
+package vision
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gocv.io/x/gocv"
+)
+
+// TrainOptions say what the face classifier learns from.
+type TrainOptions struct {
+	// Photos is the folder of labelled photographs (labels.csv beside the
+	// split folders); only its train/ split is used. Empty skips it.
+	Photos string
+	// Synthetic is how many synthetic tables to add, rendered by Render
+	// from seeds SyntheticSeed, SyntheticSeed+1, ... (keep them apart from
+	// the seeds accuracy is measured on).
+	Synthetic     int
+	SyntheticSeed uint64
+	// Render draws a synthetic table: the image and its truth. Package
+	// synth provides it; vision does not import synth.
+	Render func(seed uint64) (gocv.Mat, []Die, error)
+	Epochs int    // default 40
+	Hidden int    // default 96
+	Seed   uint64 // the training's own randomness
+	// Log receives progress lines; nil discards them.
+	Log io.Writer
+}
+
+type sample struct {
+	fr    faceRead
+	class int // 0-5 faces 1-6, 6 the star
+}
+
+// TrainFaceModel trains the face classifier and writes its weights as
+// JSON (the format of vision/model/face.json).
+func TrainFaceModel(o TrainOptions, w io.Writer) error {
+	if o.Epochs <= 0 {
+		o.Epochs = 40
+	}
+	if o.Hidden <= 0 {
+		o.Hidden = 96
+	}
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	var samples []sample
+	if o.Photos != "" {
+		s, err := photoSamples(o.Photos)
+		if err != nil {
+			return err
+		}
+		logf("photos: %d faces from train/, each used twice", len(s))
+		// Real photographs are fewer and harder than synthetic tables:
+		// they count double.
+		samples = append(samples, s...)
+		samples = append(samples, s...)
+	}
+	if o.Synthetic > 0 {
+		if o.Render == nil {
+			return errors.New("vision: training on synthetic tables needs TrainOptions.Render")
+		}
+		n := 0
+		for i := 0; i < o.Synthetic; i++ {
+			img, truth, err := o.Render(o.SyntheticSeed + uint64(i))
+			if err != nil {
+				return err
+			}
+			labels := make([]Label, len(truth))
+			for j, d := range truth {
+				h := d.Size / 2
+				labels[j] = Label{Face: d.Face, Star: d.Star, Box: Box{d.X - h, d.Y - h, d.X + h, d.Y + h}}
+				if d.Uncertain {
+					labels[j].Face = 0 // not a readable face: left out
+				}
+			}
+			s, err := imageSamples(img, labels)
+			img.Close()
+			if err != nil {
+				return err
+			}
+			n += len(s)
+			samples = append(samples, s...)
+		}
+		logf("synthetic: %d faces from %d tables", n, o.Synthetic)
+	}
+	if len(samples) == 0 {
+		return errors.New("vision: nothing to train on")
+	}
+	m := newFaceModel(featureSide*featureSide, o.Hidden, o.Seed)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x7a1e))
+	x := make([]float32, m.Inputs)
+	hidden := make([]float32, m.Hidden)
+	probs := make([]float64, classes)
+	dHidden := make([]float32, m.Hidden)
+	order := make([]int, len(samples))
+	for i := range order {
+		order[i] = i
+	}
+	for epoch := 0; epoch < o.Epochs; epoch++ {
+		lr := float32(0.02 * math.Pow(0.93, float64(epoch)))
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		loss, right := 0.0, 0
+		for _, k := range order {
+			s := samples[k]
+			// Any quarter turn, and a little more or less: the face's sides
+			// are found to a few degrees.
+			faceFeatures(s.fr, float64(rng.IntN(4))*math.Pi/2+(rng.Float64()-0.5)*0.2, x)
+			m.forward(x, hidden, probs)
+			loss -= math.Log(math.Max(probs[s.class], 1e-9))
+			best := 0
+			for c := range probs {
+				if probs[c] > probs[best] {
+					best = c
+				}
+			}
+			if best == s.class {
+				right++
+			}
+			// Backpropagate softmax cross-entropy.
+			for h := range dHidden {
+				dHidden[h] = 0
+			}
+			for c := 0; c < classes; c++ {
+				g := float32(probs[c])
+				if c == s.class {
+					g -= 1
+				}
+				row := m.W2[c*m.Hidden : (c+1)*m.Hidden]
+				for h, v := range hidden {
+					dHidden[h] += g * row[h]
+					row[h] -= lr * g * v
+				}
+				m.B2[c] -= lr * g
+			}
+			for h := 0; h < m.Hidden; h++ {
+				if hidden[h] <= 0 {
+					continue
+				}
+				g := dHidden[h]
+				row := m.W1[h*m.Inputs : (h+1)*m.Inputs]
+				for i, v := range x {
+					row[i] -= lr * g * v
+				}
+				m.B1[h] -= lr * g
+			}
+		}
+		logf("epoch %d: loss %.4f, %.2f%% right", epoch+1, loss/float64(len(samples)), 100*float64(right)/float64(len(samples)))
+	}
+	m.Trained = fmt.Sprintf("%d faces (photos train/ split and %d synthetic tables from seed %d), %d epochs, seed %d",
+		len(samples), o.Synthetic, o.SyntheticSeed, o.Epochs, o.Seed)
+	enc := json.NewEncoder(w)
+	return enc.Encode(m)
+}
+
+// photoSamples reads the faces of the train/ split's labelled dice.
+func photoSamples(dir string) ([]sample, error) {
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("vision: %w", err)
+	}
+	labels, err := ParseLabels(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	byImage := map[string][]Label{}
+	for _, l := range labels {
+		if l.Split == "train" {
+			byImage[l.Image] = append(byImage[l.Image], l)
+		}
+	}
+	names := make([]string, 0, len(byImage))
+	for n := range byImage {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []sample
+	for _, name := range names {
+		img, err := LoadImage(filepath.Join(dir, "train", name))
+		if err != nil {
+			return nil, err
+		}
+		s, err := imageSamples(img, byImage[name])
+		img.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s...)
+	}
+	return out, nil
+}
+
+// imageSamples finds the dice in img as the reader does and pairs each
+// readable face with the label whose box holds its centre.
+func imageSamples(img gocv.Mat, labels []Label) ([]sample, error) {
+	faces, err := findFaces(img, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []sample
+	for _, f := range faces {
+		for _, l := range labels {
+			if l.Face == 0 || f.x < l.Box.MinX || f.x > l.Box.MaxX || f.y < l.Box.MinY || f.y > l.Box.MaxY {
+				continue
+			}
+			class := l.Face - 1
+			if l.Star {
+				class = 6
+			}
+			out = append(out, sample{fr: f.fr, class: class})
+			break
+		}
+	}
+	return out, nil
+}
+
+// foundFace is a candidate's face read by the rules, with its centre in
+// the image.
+type foundFace struct {
+	fr   faceRead
+	x, y float64
+}
+
+// findFaces runs the reader's detection and rule-based reading on a BGR
+// image at its own scale.
+func findFaces(img gocv.Mat, dieSize float64) ([]foundFace, error) {
+	cands, err := findCandidates(img, dieSize)
+	if err != nil {
+		return nil, err
+	}
+	pix, err := img.DataPtrUint8()
+	if err != nil {
+		return nil, fmt.Errorf("vision: %w", err)
+	}
+	var out []foundFace
+	for _, c := range cands {
+		p := cutPatch(pix, img.Cols(), img.Rows(), c, 1)
+		fr := readFace(p)
+		if fr.side == 0 {
+			continue
+		}
+		out = append(out, foundFace{fr: fr, x: float64(p.x0) + fr.cx, y: float64(p.y0) + fr.cy})
+	}
+	return out, nil
+}
