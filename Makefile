@@ -22,9 +22,9 @@ TESTTIMEOUT ?= 15m
 
 # System packages: what building needs, and what the tests start themselves.
 BUILD_PKGS := pkg-config g++ libopencv-dev
-TEST_PKGS  := mosquitto
+TEST_PKGS  := mosquitto chromium
 
-.PHONY: all build test demo vet bench fuzz deps go-toolchain test-deps clean
+.PHONY: all build test demo vet bench fuzz deps go-toolchain test-deps clean install
 
 all: build
 
@@ -72,14 +72,24 @@ vet: deps
 test: test-deps
 	$(GO) vet $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
+	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
+	$(GO) test -tags '$(strip $(TAGS) matprofile)' -run Leak ./vision/...
 
-# demo plays the referee on its embedded defaults.
+# demo plays the referee on its embedded defaults until Ctrl-C. DURATION
+# (e.g. DURATION=25s) makes it end by itself; RULES, SEATS, SEED, BROKER
+# and DEMO_FLAGS (any other flags of liarsd demo) change the game.
+RULES ?= star-board
 demo: build
-	./$(BIN) demo
+	./$(BIN) demo --rules $(RULES) $(if $(SEATS),--seats $(SEATS)) $(if $(DURATION),--duration $(DURATION)) \
+		$(if $(SEED),--seed $(SEED)) $(if $(BROKER),--broker $(BROKER)) $$([ -t 1 ] && echo --color) $(DEMO_FLAGS)
 
 # bench prints the project's figures: Go benchmarks of every package.
 bench: deps
 	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem ./...
+	# vision: accuracy on the labelled photographs' test split (../shared beside
+	# the repository) and on synthetic star dice, and one core's speed.
+	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	GOMAXPROCS=1 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -speed 100
 
 # fuzz runs each fuzz target for FUZZTIME (by hand: they are not part of test).
 FUZZTIME ?= 60s
@@ -89,3 +99,30 @@ fuzz: deps
 
 clean:
 	rm -rf bin
+
+# install puts liarsd on this machine as a service (docs/install.md): the
+# binary in $(PREFIX)/bin, the systemd unit, an example configuration in
+# /etc/liarsd (an existing one is kept), and a liarsd system user in the
+# gpio, spi and video groups owning /var/lib/liarsd. Then:
+#   sudo systemctl start liarsd; journalctl -u liarsd -f
+PREFIX ?= /usr/local
+install: build
+	$(SUDO) install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/liarsd
+	sed 's|/usr/local/bin/liarsd|$(PREFIX)/bin/liarsd|g' docs/install/liarsd.service > bin/liarsd.service
+	$(SUDO) install -D -m 0644 bin/liarsd.service $(DESTDIR)/etc/systemd/system/liarsd.service
+	@for g in gpio spi video; do \
+		getent group $$g >/dev/null || { echo "make: adding group $$g"; $(SUDO) groupadd --system $$g; }; \
+	done
+	@id -u liarsd >/dev/null 2>&1 || { echo "make: adding user liarsd"; \
+		$(SUDO) useradd --system --user-group --home-dir /var/lib/liarsd --no-create-home --shell /usr/sbin/nologin liarsd; }
+	$(SUDO) usermod -a -G gpio,spi,video liarsd
+	$(SUDO) install -d -o liarsd -g liarsd -m 0750 $(DESTDIR)/var/lib/liarsd
+	@if [ -e $(DESTDIR)/etc/liarsd/liarsd.yaml ]; then \
+		echo "make: keeping /etc/liarsd/liarsd.yaml (the example is docs/install/liarsd.yaml)"; \
+	else \
+		$(SUDO) install -D -m 0640 -g liarsd docs/install/liarsd.yaml $(DESTDIR)/etc/liarsd/liarsd.yaml; \
+	fi
+	$(SUDO) $(DESTDIR)$(PREFIX)/bin/liarsd run --check --config $(DESTDIR)/etc/liarsd/liarsd.yaml || true
+	@if [ -d /run/systemd/system ]; then $(SUDO) systemctl daemon-reload && $(SUDO) systemctl enable liarsd; fi
+	@echo "make: installed. Edit /etc/liarsd/liarsd.yaml, then: sudo systemctl restart liarsd; journalctl -u liarsd -f"
+	@echo "make: the scoreboard will be at http://$$(hostname).local:8080/"

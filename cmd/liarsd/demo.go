@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/liarsd/liarsd/referee/demo"
+)
+
+func init() {
+	register(command{
+		name:    "demo",
+		summary: "play games on a simulated table: synthetic camera, simulated board, computer seats, MQTT",
+		run:     runDemo,
+	})
+}
+
+func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rules := fs.String("rules", "star-board", "preset: star-board, tavern, common-hand, kids, classic, endurance")
+	nseats := fs.Int("seats", 0, "number of seats, 2 to 6 (default 4, or the preset's minimum)")
+	options := fs.String("options", "", `preset options as JSON, e.g. '{"dice":3}'`)
+	broker := fs.String("broker", "", "external broker URL (default: an embedded broker on 127.0.0.1:1883, or a free port)")
+	user := fs.String("username", "", "broker user name")
+	password := fs.String("password", "", "broker password")
+	listen := fs.String("listen", "", "embedded broker address (default 127.0.0.1:1883, or a free port when taken)")
+	table := fs.String("table", "demo", "table id (MQTT topics)")
+	duration := fs.Duration("duration", 0, "stop cleanly after this long (0: until Ctrl-C)")
+	games := fs.Int("games", 0, "stop after this many games (0: no limit)")
+	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the dice and the seats' play")
+	pace := fs.Duration("pace", 600*time.Millisecond, "pause before each move")
+	board := fs.String("board", "line", "simulated board: line (after each move), stream (every frame) or off")
+	ansi := fs.Bool("color", false, "draw the board in colour (ANSI)")
+	stateDir := fs.String("state-dir", "", "keep the journal and MQTT store here (default: a temporary directory)")
+	verbose := fs.Bool("v", false, "log the referee's work (info level) to standard error")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: liarsd demo [flags]\n\nPlays Liar's Dice on a simulated table: computer seats roll seeded dice, a\nsynthetic camera renders them at each reveal, the vision reader reads them,\nthe engine resolves, a simulated board lights and every event goes out on\nMQTT. Ctrl-C (or --duration) stops it cleanly.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	var opts map[string]any
+	if *options != "" {
+		if err := json.Unmarshal([]byte(*options), &opts); err != nil {
+			fmt.Fprintf(stderr, "liarsd demo: --options: %v\n", err)
+			return 2
+		}
+		for k, v := range opts {
+			if f, ok := v.(float64); ok && f == float64(int(f)) {
+				opts[k] = int(f)
+			}
+		}
+	}
+	switch *board {
+	case "line", "stream", "off":
+	default:
+		fmt.Fprintf(stderr, "liarsd demo: --board %q (want line, stream or off)\n", *board)
+		return 2
+	}
+	if *duration < 0 {
+		fmt.Fprintln(stderr, "liarsd demo: --duration must not be negative")
+		return 2
+	}
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	err := demo.Run(ctx, demo.Options{
+		Rules: *rules, Seats: *nseats, Options: opts,
+		Broker: *broker, Username: *user, Password: *password, Listen: *listen, Table: *table,
+		Seed: *seed, Pace: *pace, Games: *games, StateDir: *stateDir,
+		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true,
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "liarsd demo: %v\n", err)
+		return 1
+	}
+	return 0
+}

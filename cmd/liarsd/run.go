@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/liarsd/liarsd/referee/config"
+	"github.com/liarsd/liarsd/referee/daemon"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "referee a table: camera, board, journal and MQTT, from the configuration file",
+		run:     runRun,
+	})
+}
+
+func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", config.DefaultPath, "configuration file (YAML)")
+	check := fs.Bool("check", false, "validate the configuration and exit")
+	broker := fs.String("broker", "", "external broker URL (tcp://host:1883, ssl://..., ws://...); overrides the file")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: liarsd run [--config FILE] [--broker URL] [--check]\n\nReferees one table until interrupted. Without a broker in the file or\n--broker, an embedded broker listens on loopback. See docs/configuration.md.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return 2
+	}
+	c, err := loadConfig(*path, fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "liarsd run: %v\n", err)
+		return 1
+	}
+	if *broker != "" {
+		c.Broker.URL = *broker
+		if err := c.Validate(); err != nil {
+			fmt.Fprintf(stderr, "liarsd run: %v\n", err)
+			return 1
+		}
+	}
+	if *check {
+		fmt.Fprintf(stdout, "liarsd run: %s is valid: table %q, %s, %d seats, journal %s, broker %s\n",
+			*path, c.Table, c.Rules, len(c.Seats), c.JournalPath(), brokerName(c))
+		return 0
+	}
+	log := newLogger(stderr, c.Log)
+	if err := daemon.Run(ctx, c, daemon.Options{Logger: log, SimOutput: stdout}); err != nil {
+		fmt.Fprintf(stderr, "liarsd run: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// loadConfig reads the file; a missing default file means the defaults.
+func loadConfig(path string, fs *flag.FlagSet) (config.Config, error) {
+	explicit := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "config" {
+			explicit = true
+		}
+	})
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && !explicit {
+		c := config.Default()
+		return c, c.Validate()
+	}
+	return config.Load(path)
+}
+
+func brokerName(c config.Config) string {
+	if c.Broker.URL != "" {
+		return c.Broker.URL
+	}
+	return "embedded on " + c.Broker.Embedded.Listen
+}
+
+func newLogger(w io.Writer, l config.Log) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(l.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if l.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,164 @@
+package referee
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/liarsd/liarsd/calibration"
+	"github.com/liarsd/liarsd/vision"
+)
+
+// SeatPosition is where a seat's dice lie in the camera's image, in pixels.
+type SeatPosition struct {
+	Name string  `json:"name" yaml:"name"`
+	X    float64 `json:"x" yaml:"x"`
+	Y    float64 `json:"y" yaml:"y"`
+}
+
+// Zones tells which seat a die in the image belongs to. A calibration's seat
+// zones implement it; NearestSeat is the fallback without calibration.
+type Zones interface {
+	// SeatOf returns the seat of a die, or false when the die lies in no
+	// seat's zone.
+	SeatOf(d vision.Die) (string, bool)
+}
+
+// NearestSeat assigns a die to the nearest seat position. A die farther
+// than MaxDistance from every seat (0: no limit) belongs to none.
+type NearestSeat struct {
+	Positions   []SeatPosition
+	MaxDistance float64
+}
+
+// SeatOf returns the nearest seat to d.
+func (n NearestSeat) SeatOf(d vision.Die) (string, bool) {
+	best, bestDist := "", math.Inf(1)
+	for _, p := range n.Positions {
+		if dist := math.Hypot(d.X-p.X, d.Y-p.Y); dist < bestDist {
+			best, bestDist = p.Name, dist
+		}
+	}
+	if best == "" || (n.MaxDistance > 0 && bestDist > n.MaxDistance) {
+		return "", false
+	}
+	return best, true
+}
+
+// Doubt is a die the referee will not adjudicate on. It holds the die's
+// place and why, never its face.
+type Doubt struct {
+	Seat       string  `json:"seat,omitempty"`
+	X          float64 `json:"x"`
+	Y          float64 `json:"y"`
+	Confidence float64 `json:"confidence"`
+	// Reason is "uncertain" (the face could not be read reliably) or
+	// "no_seat" (the die lies in no seat's zone).
+	Reason string `json:"reason"`
+}
+
+// SeatCount compares the dice seen at a seat with those it holds.
+type SeatCount struct {
+	Seat     string `json:"seat"`
+	Expected int    `json:"expected"`
+	Seen     int    `json:"seen"`
+}
+
+// Look is the outcome of checking one read of the table against the dice
+// in play. When OK, Dice is the reveal; otherwise Doubts and Counts say
+// what needs a look.
+type Look struct {
+	OK     bool
+	Dice   map[string][]int
+	Doubts []Doubt
+	Counts []SeatCount
+}
+
+// Message describes a look that is not OK, for people.
+func (l Look) Message() string {
+	if l.OK {
+		return "the read matches the dice in play"
+	}
+	msg := ""
+	if len(l.Doubts) > 0 {
+		msg = fmt.Sprintf("%d dice in doubt", len(l.Doubts))
+	}
+	for _, c := range l.Counts {
+		if c.Seen != c.Expected {
+			if msg != "" {
+				msg += "; "
+			}
+			msg += fmt.Sprintf("%s has %d dice, %d seen", c.Seat, c.Expected, c.Seen)
+		}
+	}
+	return msg
+}
+
+// CheckRead assigns each die read to its seat and checks the result against
+// want, the number of dice each seat in the hand holds. Dice of seats that
+// are not in the hand (folded, out) are ignored and never reported. The
+// reveal is OK only when no die of the hand is uncertain, no die lies
+// outside every zone, and every seat's count matches. The faces of each
+// seat keep the reader's order.
+func CheckRead(dice []vision.Die, zones Zones, want map[string]int) Look {
+	look := Look{Dice: make(map[string][]int, len(want))}
+	for _, d := range dice {
+		seat, ok := zones.SeatOf(d)
+		if !ok {
+			look.Doubts = append(look.Doubts, Doubt{X: round1(d.X), Y: round1(d.Y), Confidence: d.Confidence, Reason: "no_seat"})
+			continue
+		}
+		if _, inHand := want[seat]; !inHand {
+			continue
+		}
+		if d.Uncertain || d.Face < 1 {
+			look.Doubts = append(look.Doubts, Doubt{Seat: seat, X: round1(d.X), Y: round1(d.Y), Confidence: d.Confidence, Reason: "uncertain"})
+		}
+		look.Dice[seat] = append(look.Dice[seat], d.Face)
+	}
+	seats := make([]string, 0, len(want))
+	for s := range want {
+		seats = append(seats, s)
+	}
+	sort.Strings(seats)
+	countsOK := true
+	for _, s := range seats {
+		c := SeatCount{Seat: s, Expected: want[s], Seen: len(look.Dice[s])}
+		look.Counts = append(look.Counts, c)
+		if c.Seen != c.Expected {
+			countsOK = false
+		}
+		if look.Dice[s] == nil {
+			look.Dice[s] = []int{}
+		}
+	}
+	look.OK = countsOK && len(look.Doubts) == 0
+	if !look.OK {
+		look.Dice = nil // faces of a read in doubt go nowhere
+	}
+	return look
+}
+
+func round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+// CalibratedZones assigns dice by a calibration's seat zones (on the board,
+// in millimetres, through the board's measured geometry): the seat whose
+// zone holds the die, else the nearest seat's centre. Without a measured
+// board it falls back on Fallback.
+type CalibratedZones struct {
+	File     *calibration.File
+	Fallback Zones
+}
+
+// SeatOf returns the seat of d.
+func (z CalibratedZones) SeatOf(d vision.Die) (string, bool) {
+	if z.File != nil {
+		if seat, _, ok := z.File.SeatOf(d.X, d.Y); ok {
+			return seat, true
+		}
+	}
+	if z.Fallback != nil {
+		return z.Fallback.SeatOf(d)
+	}
+	return "", false
+}

@@ -1,0 +1,125 @@
+package referee_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/demo"
+	"github.com/liarsd/liarsd/vision"
+	"github.com/liarsd/liarsd/vision/synth"
+)
+
+// lockedSource makes a vision.Source safe for the referee's retries.
+type sourceCamera struct{ vision.Source }
+
+func TestCameraReadsTheReveal(t *testing.T) {
+	names := []string{"ann", "bob"}
+	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
+	table := demo.NewTable(11)
+	cam := demo.NewCamera(table, layout, true, 11)
+	defer cam.Close()
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{
+		Camera: cam, Reader: vision.NewReader(vision.Options{StarDice: true}),
+		Zones: referee.NearestSeat{Positions: layout.Positions()}, RetryCapture: 50 * time.Millisecond,
+	})
+	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":3}}`)
+	table.Roll(map[string]int{"ann": 3, "bob": 3}, 6)
+	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":4}`); !rep.OK {
+		t.Fatalf("bid: %+v", rep)
+	}
+	if rep := h.do(t, `{"type":"challenge","seat":"bob"}`); !rep.OK {
+		t.Fatalf("challenge: %+v", rep)
+	}
+	h.rec.waitFor(t, "the camera's reveal to resolve the call", func() bool {
+		return strings.Contains(h.rec.eventLines(), `"type":"resolved"`)
+	})
+	var revealed struct {
+		Dice map[string][]int `json:"dice"`
+	}
+	for _, line := range strings.Split(h.rec.eventLines(), "\n") {
+		if strings.Contains(line, `"type":"revealed"`) {
+			_ = json.Unmarshal([]byte(line), &revealed)
+		}
+	}
+	for seat, want := range table.All() {
+		got := slices.Clone(revealed.Dice[seat])
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: revealed %v; the table holds %v", seat, got, want)
+		}
+	}
+	h.stop()
+	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
+		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
+	}
+}
+
+func TestCameraInDoubtAsksForALook(t *testing.T) {
+	names := []string{"ann", "bob"}
+	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
+	pos := layout.Positions()
+	// The camera sees one of ann's two dice (the other is under a hand)
+	// and both of bob's.
+	src := synth.NewSource(func(frame int) synth.Scene {
+		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame),
+			Dice: []synth.Die{
+				{X: pos[0].X, Y: pos[0].Y, Face: 3, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
+				{X: pos[1].X - 30, Y: pos[1].Y, Face: 5, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
+				{X: pos[1].X + 30, Y: pos[1].Y, Face: 2, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
+			}}
+	})
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{
+		Camera: sourceCamera{src}, Reader: vision.NewReader(vision.Options{}),
+		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 100 * time.Millisecond,
+	})
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	h.rec.waitFor(t, "two looks asked for", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return len(h.rec.vision) >= 2
+	})
+	h.rec.mu.Lock()
+	var look struct {
+		Type    string              `json:"type"`
+		Attempt int                 `json:"attempt"`
+		Seats   []referee.SeatCount `json:"seats"`
+		Message string              `json:"message"`
+	}
+	if err := json.Unmarshal(h.rec.vision[1], &look); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(h.rec.vision[1]), "face") {
+		t.Errorf("the vision message names faces: %s", h.rec.vision[1])
+	}
+	h.rec.mu.Unlock()
+	want := []referee.SeatCount{{Seat: "ann", Expected: 2, Seen: 1}, {Seat: "bob", Expected: 2, Seen: 2}}
+	if look.Type != "needs_a_look" || look.Attempt != 2 || !slices.Equal(look.Seats, want) {
+		t.Errorf("vision message: got %+v; want needs_a_look, attempt 2, seats %v", look, want)
+	}
+	if st := h.rec.lastState(t); st["status"] != string(referee.StatusNeedsLook) {
+		t.Errorf("status %v; want %q", st["status"], referee.StatusNeedsLook)
+	}
+	if strings.Contains(h.rec.eventLines(), "revealed") {
+		t.Fatal("the referee guessed a reveal")
+	}
+	// The operator looks and types the reveal in.
+	if rep := h.do(t, `{"type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`); !rep.OK {
+		t.Fatalf("operator's reveal: %+v", rep)
+	}
+	if !strings.Contains(h.rec.eventLines(), `"type":"resolved","seq":3,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":5},"count":2`) {
+		t.Errorf("events after the operator's reveal:\n%s", h.rec.eventLines())
+	}
+	if st := h.rec.lastState(t); st["status"] != string(referee.StatusReady) {
+		t.Errorf("status after the reveal: %v; want ready", st["status"])
+	}
+}

@@ -1,0 +1,336 @@
+// Package config reads a table's configuration file (YAML): the table's
+// id, its rules and seats, the camera, the broker, the board's pin map, the
+// calibration file and the journal. Every setting has a default; Load
+// fills them in and Validate says clearly what is wrong.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/hardware"
+	"github.com/liarsd/liarsd/referee/mqtt"
+)
+
+// DefaultPath is where liarsd run looks for its configuration.
+const DefaultPath = "/etc/liarsd/liarsd.yaml"
+
+// Config is a table's configuration file.
+type Config struct {
+	// Table is the table's id: letters, digits, - and _ (MQTT topics).
+	Table string `yaml:"table"`
+	// Rules is the preset a new game plays when a new_game names none.
+	Rules string `yaml:"rules"`
+	// Options are the preset's options (RULINGS.md), as in new_game.
+	Options map[string]any `yaml:"options,omitempty"`
+	// Seats are the table's seats, clockwise.
+	Seats []Seat `yaml:"seats"`
+	// StartGame starts a game with Rules and Seats when the journal is
+	// empty, so that a fresh table is ready to play.
+	StartGame bool `yaml:"start_game"`
+	// StateDir holds the journal (unless Journal says otherwise), the MQTT
+	// store and the watermark.
+	StateDir string `yaml:"state_dir"`
+	// Journal is the journal's file (default STATE_DIR/TABLE.journal).
+	Journal     string           `yaml:"journal"`
+	Broker      Broker           `yaml:"broker"`
+	Camera      Camera           `yaml:"camera"`
+	Calibration string           `yaml:"calibration,omitempty"`
+	Board       *hardware.Config `yaml:"board,omitempty"`
+	Log         Log              `yaml:"log"`
+}
+
+// Seat is one seat at the table.
+type Seat struct {
+	Name string `yaml:"name"`
+	// X and Y are where the seat's dice lie in the camera's image, in
+	// pixels: without calibration, each die goes to the nearest seat.
+	X float64 `yaml:"x"`
+	Y float64 `yaml:"y"`
+	// Computer seats are played by the referee (a later release).
+	Computer bool `yaml:"computer,omitempty"`
+}
+
+// Broker says where MQTT goes.
+type Broker struct {
+	// URL of an external broker (tcp://, ssl://, ws://, wss://); empty
+	// starts the embedded broker.
+	URL                string `yaml:"url"`
+	Username           string `yaml:"username,omitempty"`
+	Password           string `yaml:"password,omitempty"`
+	CAFile             string `yaml:"ca_file,omitempty"`
+	InsecureSkipVerify bool   `yaml:"insecure_skip_verify,omitempty"`
+	// Prefix is the topics' first level (liarsdice).
+	Prefix string `yaml:"prefix"`
+	// ClientID defaults to liarsd-TABLE.
+	ClientID string   `yaml:"client_id,omitempty"`
+	Embedded Embedded `yaml:"embedded"`
+	// HomeAssistant publishes Home Assistant's MQTT discovery configs
+	// (default true).
+	HomeAssistant *bool `yaml:"home_assistant,omitempty"`
+}
+
+// Embedded configures the embedded broker.
+type Embedded struct {
+	// Listen is the MQTT listener (127.0.0.1:1883).
+	Listen string `yaml:"listen"`
+	// WebSocket is the listener for browsers (127.0.0.1:1884); "off" for
+	// none.
+	WebSocket string `yaml:"websocket"`
+	// Users may send commands when a listener is beyond loopback: name to
+	// password.
+	Users map[string]string `yaml:"users,omitempty"`
+}
+
+// Camera says where images come from and how they are read.
+type Camera struct {
+	// Source is a vision source ("/dev/video0", "gst:PIPELINE",
+	// "file:PATH", "dir:PATH"), or "" for none: reveals then come from
+	// commands.
+	Source string `yaml:"source"`
+	// View is top (the camera looks down) or bottom (up through a glass
+	// board).
+	View string `yaml:"view"`
+	// DieSize is the side of a die in pixels (0: the reader estimates it).
+	DieSize float64 `yaml:"die_size,omitempty"`
+	// MinConfidence below which a die is uncertain (0: the reader's
+	// default).
+	MinConfidence float64 `yaml:"min_confidence,omitempty"`
+	// Retry is the wait before capturing again after a read that needs a
+	// look.
+	Retry time.Duration `yaml:"retry"`
+	// MaxSeatDistance: a die farther than this (pixels) from every seat
+	// belongs to none and needs a look (0: no limit).
+	MaxSeatDistance float64 `yaml:"max_seat_distance,omitempty"`
+}
+
+// Log configures logging.
+type Log struct {
+	// Level is debug, info, warn or error.
+	Level string `yaml:"level"`
+	// Format is text or json.
+	Format string `yaml:"format"`
+}
+
+// Default returns the configuration of a table with nothing configured.
+func Default() Config {
+	return Config{
+		Table:    "table1",
+		Rules:    "star-board",
+		StateDir: "/var/lib/liarsd",
+		Broker: Broker{
+			Prefix:   mqtt.DefaultPrefix,
+			Embedded: Embedded{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
+		},
+		Camera: Camera{View: "top", Retry: 2 * time.Second},
+		Log:    Log{Level: "info", Format: "text"},
+	}
+}
+
+// Load reads the file at path over the defaults and validates it.
+func Load(path string) (Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	c, err := Decode(f)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Decode reads a configuration over the defaults and validates it. Unknown
+// keys are errors, so that a typo does not go unnoticed.
+func Decode(r io.Reader) (Config, error) {
+	c := Default()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Config{}, err
+	}
+	if len(bytes.TrimSpace(data)) > 0 {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil {
+			return Config{}, fmt.Errorf("%w", err)
+		}
+	}
+	c.fill()
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// fill sets the defaults that depend on other settings.
+func (c *Config) fill() {
+	if c.Broker.Prefix == "" {
+		c.Broker.Prefix = mqtt.DefaultPrefix
+	}
+	if c.Broker.Embedded.Listen == "" {
+		c.Broker.Embedded.Listen = "127.0.0.1:1883"
+	}
+	if c.Camera.Retry <= 0 {
+		c.Camera.Retry = 2 * time.Second
+	}
+	if c.Camera.View == "" {
+		c.Camera.View = "top"
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+}
+
+// JournalPath is the journal's file.
+func (c Config) JournalPath() string {
+	if c.Journal != "" {
+		return c.Journal
+	}
+	return filepath.Join(c.StateDir, c.Table+".journal")
+}
+
+// MQTTStoreDir is where the MQTT client keeps its store and watermark.
+func (c Config) MQTTStoreDir() string {
+	return filepath.Join(c.StateDir, c.Table+".mqtt")
+}
+
+// SeatNames returns the seats' names, clockwise.
+func (c Config) SeatNames() []string {
+	names := make([]string, len(c.Seats))
+	for i, s := range c.Seats {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// NewGameLine is the record line of a new game with the table's rules,
+// options and seats.
+func (c Config) NewGameLine() []byte {
+	line := map[string]any{"type": "new_game", "rules": c.Rules, "seats": c.SeatNames()}
+	if len(c.Options) > 0 {
+		line["options"] = c.Options
+	}
+	b, _ := json.Marshal(line)
+	return b
+}
+
+// Validate checks every setting and names the first that is wrong.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !mqtt.ValidTable(c.Table) {
+		bad("table: %q is not 1 to 64 letters, digits, - or _", c.Table)
+	}
+	if _, ok := engine.Presets[c.Rules]; !ok {
+		bad("rules: no preset %q (presets: %s)", c.Rules, strings.Join(engine.PresetNames(), ", "))
+	}
+	if c.StateDir == "" {
+		bad("state_dir: empty")
+	}
+	if len(c.Seats) > 0 || c.StartGame {
+		// The engine checks names, count and options exactly as it will
+		// for the game itself.
+		if a, err := record.Decode(c.NewGameLine()); err != nil {
+			bad("rules/options/seats: %v", err)
+		} else if _, err := engine.NewTable().Apply(a); err != nil {
+			var rej *engine.Rejection
+			if errors.As(err, &rej) {
+				bad("rules/options/seats: %s", rej.Message)
+			} else {
+				bad("rules/options/seats: %v", err)
+			}
+		}
+	}
+	if c.Broker.URL != "" {
+		u, err := url.Parse(c.Broker.URL)
+		switch {
+		case err != nil:
+			bad("broker.url: %v", err)
+		case u.Scheme != "tcp" && u.Scheme != "ssl" && u.Scheme != "tls" && u.Scheme != "mqtt" && u.Scheme != "mqtts" && u.Scheme != "ws" && u.Scheme != "wss":
+			bad("broker.url: scheme %q (want tcp, ssl, ws or wss)", u.Scheme)
+		case u.Host == "":
+			bad("broker.url: %q names no host", c.Broker.URL)
+		}
+	}
+	if c.Broker.CAFile != "" {
+		if _, err := os.Stat(c.Broker.CAFile); err != nil {
+			bad("broker.ca_file: %v", err)
+		}
+	}
+	if strings.ContainsAny(c.Broker.Prefix, "+#/") {
+		bad("broker.prefix: %q must be one topic level without wildcards", c.Broker.Prefix)
+	}
+	if c.Broker.URL == "" {
+		if err := checkAddr(c.Broker.Embedded.Listen); err != nil {
+			bad("broker.embedded.listen: %v", err)
+		}
+		if ws := c.Broker.Embedded.WebSocket; ws != "" && ws != "off" {
+			if err := checkAddr(ws); err != nil {
+				bad("broker.embedded.websocket: %v", err)
+			}
+		}
+	}
+	switch c.Camera.View {
+	case "top", "bottom":
+	default:
+		bad("camera.view: %q (want top or bottom)", c.Camera.View)
+	}
+	if c.Camera.MinConfidence < 0 || c.Camera.MinConfidence > 1 {
+		bad("camera.min_confidence: %v is not 0 to 1", c.Camera.MinConfidence)
+	}
+	if c.Camera.DieSize < 0 || c.Camera.MaxSeatDistance < 0 {
+		bad("camera: die_size and max_seat_distance must not be negative")
+	}
+	if c.Camera.Source != "" && len(c.Seats) == 0 && c.Calibration == "" {
+		bad("camera: a camera needs seats with positions (or a calibration) to assign dice to seats")
+	}
+	if c.Calibration != "" {
+		if _, err := os.Stat(c.Calibration); err != nil {
+			bad("calibration: %v", err)
+		}
+	}
+	if c.Board != nil {
+		if err := c.Board.Validate(); err != nil {
+			bad("board: %v", err)
+		}
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level: %q (want debug, info, warn or error)", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		bad("log.format: %q (want text or json)", c.Log.Format)
+	}
+	return errors.Join(errs...)
+}
+
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if port == "" {
+		return fmt.Errorf("%q has no port", addr)
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+// Package daemon puts a table together from its configuration: the
+// journal, the broker (embedded or external), the MQTT client, the camera
+// and reader, the board and its buttons, and the referee's loop. liarsd
+// run and liarsd demo both hand over to Run.
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/calibration"
+	"github.com/liarsd/liarsd/hardware"
+	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/config"
+	"github.com/liarsd/liarsd/referee/homeassistant"
+	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/mqtt"
+	"github.com/liarsd/liarsd/vision"
+)
+
+// Options are what Run takes besides the configuration; the demo and tests
+// set them, liarsd run leaves most empty.
+type Options struct {
+	Logger *slog.Logger
+	Clock  referee.Clock
+	// Camera, when set, replaces the configured camera source (the demo's
+	// synthetic camera). Reader defaults to a vision.Reader configured
+	// from the file.
+	Camera referee.Camera
+	Reader referee.Reader
+	// Observe is called after each accepted input (the demo's seats).
+	Observe func(referee.Change)
+	// Started is called once the referee runs, with it and the broker's
+	// URL (for the demo's narrator and tests).
+	Started func(ref *referee.Referee, brokerURL string)
+	// SimOutput receives the simulated board's frames; SimInput its button
+	// presses; ANSI colours them.
+	SimOutput io.Writer
+	SimInput  io.Reader
+	ANSI      bool
+	// BoardPeriod is how often the board is redrawn (50 ms).
+	BoardPeriod time.Duration
+	// NoSync skips fsync of the journal (throwaway journals only).
+	NoSync bool
+	// FlushTimeout bounds the delivery of queued messages at shutdown (3 s).
+	FlushTimeout time.Duration
+}
+
+// Run referees the table c describes until ctx is done, then shuts down
+// cleanly: queued messages are delivered (within FlushTimeout), status goes
+// offline, the journal is closed.
+func Run(ctx context.Context, c config.Config, o Options) (err error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if o.BoardPeriod <= 0 {
+		o.BoardPeriod = 50 * time.Millisecond
+	}
+	if o.FlushTimeout <= 0 {
+		o.FlushTimeout = 3 * time.Second
+	}
+	var closers []func() error
+	defer func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			if cerr := closers[i](); cerr != nil && err == nil {
+				err = cerr
+			}
+		}
+	}()
+
+	j, lines, dropped, err := journal.Open(c.JournalPath(), journal.Options{NoSync: o.NoSync})
+	if err != nil {
+		return err
+	}
+	closers = append(closers, j.Close)
+	if len(dropped) > 0 {
+		log.Warn("daemon: the journal's last line was cut short (power cut?) and is dropped; it was never published", "bytes", len(dropped))
+	}
+	log.Info("daemon: journal", "path", j.Path(), "lines", len(lines))
+
+	brokerURL, user, password := c.Broker.URL, c.Broker.Username, c.Broker.Password
+	if brokerURL == "" {
+		ws := c.Broker.Embedded.WebSocket
+		if ws == "off" {
+			ws = ""
+		}
+		b, err := mqtt.StartBroker(mqtt.BrokerOptions{
+			TCP: c.Broker.Embedded.Listen, WebSocket: ws, Users: c.Broker.Embedded.Users,
+			Prefix: c.Broker.Prefix, Table: c.Table,
+			Logger: log.With("component", "broker"),
+		})
+		if err != nil {
+			return err
+		}
+		closers = append(closers, b.Close)
+		brokerURL = b.URL()
+		user, password = b.Credentials()
+		log.Info("daemon: embedded broker", "mqtt", b.URL(), "websocket", b.WebSocketURL())
+	}
+
+	rc := referee.Config{
+		Table: c.Table, Journal: j,
+		RetryCapture: c.Camera.Retry, Clock: o.Clock, Logger: log.With("component", "referee"),
+		Observe: o.Observe,
+	}
+	if len(c.Seats) > 0 {
+		rc.NewGame = c.NewGameLine()
+	}
+	for _, s := range c.Seats {
+		if s.Computer {
+			rc.Computers = append(rc.Computers, s.Name)
+		}
+	}
+	if o.Camera != nil || c.Camera.Source != "" {
+		rc.Camera = o.Camera
+		if rc.Camera == nil {
+			src, err := vision.Open(c.Camera.Source)
+			if err != nil {
+				return fmt.Errorf("daemon: camera: %w", err)
+			}
+			closers = append(closers, src.Close)
+			rc.Camera = &lockedCamera{src: src}
+		}
+		var cal *calibration.File
+		if c.Calibration != "" {
+			if cal, err = calibration.Load(c.Calibration); err != nil {
+				return fmt.Errorf("daemon: %w", err)
+			}
+		}
+		rc.Reader = o.Reader
+		if rc.Reader == nil {
+			vo := vision.Options{StarDice: c.Rules == "star-board"}
+			if cal != nil {
+				vo = cal.VisionOptions()
+				vo.StarDice = c.Rules == "star-board"
+			}
+			// The file's settings, where given, win over the calibration's.
+			if c.Camera.View != "" && (cal == nil || cal.Camera == nil || cal.Camera.View == "") {
+				if vo.View, err = vision.ParseView(c.Camera.View); err != nil {
+					return err
+				}
+			}
+			if c.Camera.DieSize > 0 {
+				vo.DieSize = c.Camera.DieSize
+			}
+			if c.Camera.MinConfidence > 0 {
+				vo.MinConfidence = c.Camera.MinConfidence
+			}
+			rc.Reader = vision.NewReader(vo)
+		}
+		pos := make([]referee.SeatPosition, len(c.Seats))
+		for i, s := range c.Seats {
+			pos[i] = referee.SeatPosition{Name: s.Name, X: s.X, Y: s.Y}
+		}
+		var nearest referee.Zones
+		if len(pos) > 0 {
+			nearest = referee.NearestSeat{Positions: pos, MaxDistance: c.Camera.MaxSeatDistance}
+		}
+		rc.Zones = nearest
+		if cal != nil {
+			rc.Zones = referee.CalibratedZones{File: cal, Fallback: nearest}
+		}
+	}
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	bctx, cancelBoard := context.WithCancel(ctx)
+	defer cancelBoard()
+	var rig *hardware.Rig
+	if c.Board != nil {
+		rig, err = hardware.Open(*c.Board, hardware.OpenOptions{
+			Logger: log.With("component", "board"), SimOutput: o.SimOutput, SimInput: o.SimInput, ANSI: o.ANSI,
+		})
+		if err != nil {
+			return fmt.Errorf("daemon: board: %w", err)
+		}
+		closers = append(closers, rig.Close)
+		rc.Board = referee.HardwareBoard{Board: rig.Board}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = rig.Board.Run(bctx, rig.Strip, o.BoardPeriod, log.With("component", "board"))
+		}()
+	}
+
+	proxy := &publisherProxy{}
+	rc.Publisher = proxy
+	r, err := referee.New(rc, lines)
+	if err != nil {
+		return err
+	}
+	var client *mqtt.Client
+	client, err = mqtt.Dial(mqtt.Options{
+		Broker: brokerURL, Username: user, Password: password,
+		CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
+		Prefix: c.Broker.Prefix, Table: c.Table, ClientID: c.Broker.ClientID,
+		StoreDir: c.MQTTStoreDir(),
+		Logger:   log.With("component", "mqtt"),
+		OnCommand: func(payload []byte, redelivered bool, ack func()) {
+			// The broker hears the command was taken once it is answered:
+			// journaled when accepted. Acks may block on paho: not on the
+			// referee's goroutine.
+			reply := func(rep referee.Reply) {
+				b, _ := json.Marshal(rep)
+				client.Reply(b)
+				go ack()
+			}
+			if err := r.SubmitCommand(payload, redelivered, reply); err != nil {
+				b, _ := json.Marshal(referee.Reply{ID: json.RawMessage("null"), Reason: "busy", Message: err.Error()})
+				client.Reply(b)
+				go ack()
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	proxy.Client = client
+	closers = append(closers, func() error {
+		fctx, cancel := context.WithTimeout(context.Background(), o.FlushTimeout)
+		defer cancel()
+		return client.Close(fctx)
+	})
+	if rig != nil && rig.Buttons != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = rig.Buttons.Run(bctx, func(p hardware.Press) {
+				cmd, ok := rig.Keypad.Press(p)
+				if !ok {
+					return
+				}
+				b, _ := json.Marshal(cmd)
+				if err := r.Submit(b, referee.SourceButtons, nil); err != nil {
+					log.Warn("daemon: a button press is dropped", "press", p.String(), "err", err)
+				}
+			})
+		}()
+	}
+	if c.StartGame && len(lines) == 0 {
+		if err := r.Submit(c.NewGameLine(), referee.SourceOperator, func(rep referee.Reply) {
+			if !rep.OK {
+				log.Error("daemon: the configured game does not start", "reason", rep.Reason, "message", rep.Message)
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	if c.Broker.HomeAssistant == nil || *c.Broker.HomeAssistant {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := homeassistant.Run(bctx, homeassistant.RunOptions{
+				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table},
+				Broker:  brokerURL, Username: user, Password: password,
+				Logger: log,
+			})
+			if err != nil && bctx.Err() == nil {
+				log.Error("daemon: Home Assistant discovery stopped", "err", err)
+			}
+		}()
+	}
+	if o.Started != nil {
+		// Tell once commands can arrive (the broker may be away: then
+		// after a while anyway, the table runs without it).
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-client.Ready():
+			case <-time.After(5 * time.Second):
+				log.Warn("daemon: the broker does not answer yet; carrying on")
+			case <-ctx.Done():
+				return
+			}
+			o.Started(r, brokerURL)
+		}()
+	}
+	runErr := r.Run(ctx)
+	cancelBoard()
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	return nil
+}
+
+// lockedCamera serialises captures: vision sources are not safe for
+// concurrent use, and a retry may overlap a slow capture.
+type lockedCamera struct {
+	mu  sync.Mutex
+	src vision.Source
+}
+
+func (l *lockedCamera) Capture() (gocv.Mat, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.src.Capture()
+}
+
+// publisherProxy lets the referee exist before the MQTT client, so that a
+// command the broker delivers at the first connection finds it; the
+// referee publishes nothing before Run, when Client is set.
+type publisherProxy struct{ *mqtt.Client }

@@ -1,0 +1,617 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/hardware"
+	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/config"
+	"github.com/liarsd/liarsd/referee/daemon"
+	"github.com/liarsd/liarsd/referee/demo"
+	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
+	"github.com/liarsd/liarsd/vision/synth"
+)
+
+type running struct {
+	ref    *referee.Referee
+	url    string
+	cancel context.CancelFunc
+	done   chan error
+	once   sync.Once
+}
+
+// runDaemon runs daemon.Run on c until the test ends (or stop).
+func runDaemon(t *testing.T, c config.Config) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{cancel: cancel, done: make(chan error, 1)}
+	started := make(chan struct{})
+	go func() {
+		r.done <- daemon.Run(ctx, c, daemon.Options{
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Started: func(ref *referee.Referee, url string) {
+				r.ref, r.url = ref, url
+				close(started)
+			},
+		})
+	}()
+	select {
+	case <-started:
+	case err := <-r.done:
+		t.Fatalf("daemon: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("daemon does not start")
+	}
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+func (r *running) stop(t *testing.T) {
+	r.once.Do(func() {
+		r.cancel()
+		select {
+		case err := <-r.done:
+			if err != nil {
+				t.Errorf("daemon: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("daemon does not stop")
+		}
+	})
+}
+
+func testConfig(t *testing.T, broker string) config.Config {
+	c := config.Default()
+	c.Table = "t1"
+	c.StateDir = t.TempDir()
+	c.Broker.URL = broker
+	c.Broker.Embedded.Listen = "127.0.0.1:0"
+	c.Broker.Embedded.WebSocket = fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t))
+	return c
+}
+
+func adjudicate(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	if err := record.Adjudicate(f, &out); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
+// uniqueEvents returns the events received, one per seq, checking that a
+// repeat is the same event and that seqs never go back except to repeat.
+func uniqueEvents(t *testing.T, msgs []mqtttest.Message) []string {
+	t.Helper()
+	var out []string
+	for _, m := range msgs {
+		var h struct {
+			Seq int `json:"seq"`
+		}
+		if err := json.Unmarshal(m.Payload, &h); err != nil || h.Seq < 1 {
+			t.Fatalf("event without seq: %s", m.Payload)
+		}
+		switch {
+		case h.Seq <= len(out):
+			if out[h.Seq-1] != string(m.Payload) {
+				t.Errorf("seq %d published twice with different events:\n%s\n%s", h.Seq, out[h.Seq-1], m.Payload)
+			}
+		case h.Seq == len(out)+1:
+			out = append(out, string(m.Payload))
+		default:
+			t.Fatalf("gap: seq %d after %d", h.Seq, len(out))
+		}
+	}
+	return out
+}
+
+func replyTo(msgs []mqtttest.Message, topic, id string) map[string]any {
+	for _, m := range msgs {
+		if m.Topic != topic {
+			continue
+		}
+		var r map[string]any
+		if json.Unmarshal(m.Payload, &r) == nil {
+			if b, _ := json.Marshal(r["id"]); string(b) == id {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+func TestGameOverMQTT(t *testing.T) {
+	for _, broker := range []string{"mosquitto", "embedded"} {
+		t.Run(broker, func(t *testing.T) {
+			url := ""
+			if broker == "mosquitto" {
+				url = mqtttest.StartMosquitto(t).URL()
+			}
+			c := testConfig(t, url)
+			d := runDaemon(t, c)
+			sub := mqtttest.Subscribe(t, d.url, "watcher-"+broker, "liarsdice/t1/#")
+			const (
+				status = "liarsdice/t1/status"
+				state  = "liarsdice/t1/state"
+				events = "liarsdice/t1/events"
+				cmd    = "liarsdice/t1/cmd"
+				reply  = "liarsdice/t1/reply"
+			)
+			sub.Wait(t, 10*time.Second, "status online and the state", func(ms []mqtttest.Message) bool {
+				return slices.ContainsFunc(ms, func(m mqtttest.Message) bool { return m.Topic == status && string(m.Payload) == "online" }) &&
+					slices.ContainsFunc(ms, func(m mqtttest.Message) bool { return m.Topic == state })
+			})
+
+			// A whole game of a few hands, then a tavern and an endurance
+			// game for their state fields, each command answered.
+			lines := demo.Script("common-hand", []string{"ann", "bob", "cy"}, map[string]any{"dice": 2}, 1, 60)
+			lines = append(lines, []byte(`{"type":"new_game","rules":"tavern","seats":["ann","bob"],"first":"ann","seed":4}`))
+			lines = append(lines, []byte(`{"type":"bid","seat":"ann","quantity":2,"face":3,"stake":2}`))
+			lines = append(lines, []byte(`{"type":"new_game","rules":"endurance","seats":["ann","bob","cy"],"first":"cy","seed":4}`))
+			for i, line := range lines {
+				var m map[string]any
+				_ = json.Unmarshal(line, &m)
+				m["id"] = fmt.Sprintf("c%d", i)
+				b, _ := json.Marshal(m)
+				sub.Publish(t, cmd, b)
+				id := fmt.Sprintf(`"c%d"`, i)
+				sub.Wait(t, 10*time.Second, "reply "+id, func(ms []mqtttest.Message) bool { return replyTo(ms, reply, id) != nil })
+				if r := replyTo(sub.Messages(), reply, id); r["ok"] != true {
+					t.Fatalf("%s: reply %v", line, r)
+				}
+			}
+			// A bad command is answered and changes nothing.
+			sub.Publish(t, cmd, []byte(`{"id":"bad","type":"bid","seat":"nobody","quantity":1,"face":2}`))
+			sub.Wait(t, 10*time.Second, "the bad command's reply", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"bad"`) != nil })
+			r := replyTo(sub.Messages(), reply, `"bad"`)
+			if r["ok"] != false || r["reason"] != "unknown_seat" || r["message"] == "" {
+				t.Errorf("bad command's reply: %v", r)
+			}
+
+			want := adjudicate(t, c.JournalPath())
+			msgs := sub.Wait(t, 10*time.Second, "every event", func(ms []mqtttest.Message) bool {
+				n := 0
+				for _, m := range ms {
+					if m.Topic == events {
+						n++
+					}
+				}
+				return n >= len(want)
+			})
+			var evs []mqtttest.Message
+			for _, m := range msgs {
+				if m.Topic == events {
+					evs = append(evs, m)
+				}
+			}
+			if got := uniqueEvents(t, evs); !slices.Equal(got, want) {
+				t.Errorf("events on MQTT:\n%s\nadjudicated journal:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for _, e := range want {
+				if strings.Contains(e, `"rejected"`) {
+					t.Errorf("a rejected event was published: %s", e)
+				}
+			}
+
+			// A scoreboard that connects now gets the retained status and
+			// state, with MQTT.md's fields.
+			late := mqtttest.Subscribe(t, d.url, "late-"+broker, status, state)
+			ms := late.Wait(t, 10*time.Second, "retained status and state", func(ms []mqtttest.Message) bool { return len(ms) >= 2 })
+			for _, m := range ms {
+				if !m.Retained {
+					t.Errorf("%s not retained", m.Topic)
+				}
+			}
+			st := late.On(state)
+			var snap map[string]any
+			if err := json.Unmarshal(st[len(st)-1].Payload, &snap); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"seq", "rules", "game", "hand", "phase", "turn", "bid", "seats", "wins", "table", "status"} {
+				if _, ok := snap[f]; !ok {
+					t.Errorf("state has no %q: %v", f, snap)
+				}
+			}
+			if snap["rules"] != "endurance" || snap["phase"] != "bidding" || snap["turn"] != "cy" || int(snap["seq"].(float64)) != len(want) {
+				t.Errorf("state: %v", snap)
+			}
+			for _, s := range snap["seats"].([]any) {
+				seat := s.(map[string]any)
+				for _, f := range []string{"name", "dice", "out", "computer"} {
+					if _, ok := seat[f]; !ok {
+						t.Errorf("seat has no %q: %v", f, seat)
+					}
+				}
+			}
+			// The tavern game's state carried chips.
+			sawChips := false
+			for _, m := range sub.On(state) {
+				if bytes.Contains(m.Payload, []byte(`"rules":"tavern"`)) && bytes.Contains(m.Payload, []byte(`"chips":`)) {
+					sawChips = true
+				}
+			}
+			if !sawChips {
+				t.Error("no tavern state with chips")
+			}
+
+			if broker == "embedded" {
+				// Browsers connect over WebSocket and see the same table.
+				ws := mqtttest.Subscribe(t, "ws://"+c.Broker.Embedded.WebSocket, "browser", state)
+				ws.Wait(t, 10*time.Second, "the state over WebSocket", func(ms []mqtttest.Message) bool { return len(ms) > 0 })
+				d.stop(t)
+				return
+			}
+			d.stop(t)
+			off := mqtttest.Subscribe(t, url, "after-"+broker, status)
+			off.Wait(t, 10*time.Second, "status offline", func(ms []mqtttest.Message) bool {
+				return len(ms) > 0 && string(ms[len(ms)-1].Payload) == "offline"
+			})
+		})
+	}
+}
+
+// A broker restart in the middle of a game: every event reaches a
+// subscriber once or more, in seq order, none missing.
+func TestBrokerRestartMidGame(t *testing.T) {
+	m := mqtttest.StartMosquitto(t)
+	c := testConfig(t, m.URL())
+	d := runDaemon(t, c)
+	sub := mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/events")
+	lines := demo.Script("star-board", []string{"ann", "bob", "cy"}, nil, 3, 240)
+	ctx := context.Background()
+	submit := func(from, to int) {
+		for _, line := range lines[from:to] {
+			rep, err := d.ref.Do(ctx, line, referee.SourceButtons)
+			if err != nil || !rep.OK {
+				t.Fatalf("%s: %+v %v", line, rep, err)
+			}
+		}
+	}
+	submit(0, 80)
+	m.Stop()
+	before := len(adjudicate(t, c.JournalPath()))
+	submit(80, 160) // the broker is away: events queue
+	during := len(adjudicate(t, c.JournalPath())) - before
+	if during == 0 {
+		t.Fatal("no event while the broker was away; the test proves nothing")
+	}
+	time.Sleep(300 * time.Millisecond)
+	m.Restart(0)
+	submit(160, len(lines))
+	want := adjudicate(t, c.JournalPath())
+	msgs := sub.Wait(t, 30*time.Second, fmt.Sprintf("all %d events", len(want)), func(ms []mqtttest.Message) bool {
+		seen := map[string]bool{}
+		for _, m := range ms {
+			seen[string(m.Payload)] = true
+		}
+		return len(seen) >= len(want)
+	})
+	if got := uniqueEvents(t, msgs); !slices.Equal(got, want) {
+		t.Errorf("received %d events, journal gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+	t.Logf("%d events (%d while the broker was away), %d messages received (repeats allowed)", len(want), during, len(msgs))
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// Bad commands over MQTT: each gets a clear reply, nothing changes,
+// nothing crashes.
+func TestBadCommandsOverMQTT(t *testing.T) {
+	c := testConfig(t, "")
+	d := runDaemon(t, c)
+	sub := mqtttest.Subscribe(t, d.url, "pranker", "liarsdice/t1/#")
+	const cmd, reply = "liarsdice/t1/cmd", "liarsdice/t1/reply"
+	sub.Publish(t, cmd, []byte(`{"id":"g","type":"new_game","rules":"tavern","seats":["ann","bob"],"first":"ann","seed":1}`))
+	sub.Wait(t, 10*time.Second, "the game", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"g"`) != nil })
+	journal, _ := os.ReadFile(c.JournalPath())
+
+	huge := append([]byte(`{"id":"huge","type":"bid","seat":"ann","quantity":1,"face":2,"x":"`), bytes.Repeat([]byte("a"), 2<<20)...)
+	huge = append(huge, `"}`...)
+	cases := []struct {
+		payload []byte
+		id      string
+		reason  string
+	}{
+		{[]byte(`{"id":"m1","type":"bid",`), `null`, "bad_input"},
+		{[]byte(`{"id":"u1","type":"dance","seat":"ann"}`), `"u1"`, "bad_input"},
+		{[]byte(`{"id":"s1","type":"bid","seat":"zed","quantity":1,"face":2}`), `"s1"`, "unknown_seat"},
+		{[]byte(`{"id":"p1","type":"reveal","dice":{"ann":[1,1,1,1,1],"bob":[2,2,2,2,2]}}`), `"p1"`, "not_now"},
+		{[]byte(`{"id":"t1","type":"bid","seat":"bob","quantity":1,"face":2}`), `"t1"`, "not_your_turn"},
+		{[]byte(`{"id":"k1","type":"bid","seat":"ann","quantity":1,"face":2,"stake":500}`), `"k1"`, "insufficient_chips"},
+		{[]byte(``), `null`, "bad_input"},
+		{[]byte("\x00\xff\xfe"), `null`, "bad_input"},
+		{huge, `null`, "bad_input"},
+	}
+	for i, c := range cases {
+		before := len(sub.On(reply))
+		sub.Publish(t, cmd, c.payload)
+		ms := sub.Wait(t, 10*time.Second, fmt.Sprintf("reply %d", i), func(ms []mqtttest.Message) bool {
+			n := 0
+			for _, m := range ms {
+				if m.Topic == reply {
+					n++
+				}
+			}
+			return n > before
+		})
+		var r map[string]any
+		replies := []mqtttest.Message{}
+		for _, m := range ms {
+			if m.Topic == reply {
+				replies = append(replies, m)
+			}
+		}
+		_ = json.Unmarshal(replies[len(replies)-1].Payload, &r)
+		id, _ := json.Marshal(r["id"])
+		if r["ok"] != false || r["reason"] != c.reason || r["message"] == "" || string(id) != c.id {
+			t.Errorf("case %d: reply %s; want id %s reason %s", i, replies[len(replies)-1].Payload, c.id, c.reason)
+		}
+	}
+	after, _ := os.ReadFile(c.JournalPath())
+	if !bytes.Equal(journal, after) {
+		t.Errorf("bad commands changed the journal:\n%s", after)
+	}
+	for _, m := range sub.On("liarsdice/t1/events") {
+		if !bytes.Contains(m.Payload, []byte(`"hand_started"`)) {
+			t.Errorf("a bad command published an event: %s", m.Payload)
+		}
+	}
+	// And the table still plays.
+	sub.Publish(t, cmd, []byte(`{"id":"ok","type":"bid","seat":"ann","quantity":1,"face":2}`))
+	sub.Wait(t, 10*time.Second, "a good command after the bad", func(ms []mqtttest.Message) bool {
+		r := replyTo(ms, reply, `"ok"`)
+		return r != nil && r["ok"] == true
+	})
+}
+
+// The daemon runs Home Assistant's discovery (package homeassistant): the
+// table appears as a device, and again when Home Assistant comes back.
+func TestHomeAssistantDiscovery(t *testing.T) {
+	c := testConfig(t, "")
+	c.Seats = []config.Seat{{Name: "ann"}, {Name: "bob"}}
+	c.StartGame = true
+	c.Rules = "common-hand"
+	d := runDaemon(t, c)
+	ha := mqtttest.Subscribe(t, d.url, "home-assistant", "homeassistant/#")
+	ours := func(ms []mqtttest.Message) int {
+		n := 0
+		for _, m := range ms {
+			if strings.Contains(m.Topic, "liarsd_t1") && bytes.Contains(m.Payload, []byte("liarsdice/t1/state")) {
+				n++
+			}
+		}
+		return n
+	}
+	ha.Wait(t, 10*time.Second, "the discovery configs", func(ms []mqtttest.Message) bool { return ours(ms) >= 3 })
+	time.Sleep(200 * time.Millisecond)
+	mark := len(ha.Messages())
+	ha.Publish(t, "homeassistant/status", []byte("online"))
+	ha.Wait(t, 10*time.Second, "configs again", func(ms []mqtttest.Message) bool { return ours(ms[mark:]) >= 3 })
+}
+
+// Seat buttons on the simulated board go through the same path as every
+// input, and the board shows the bid.
+func TestButtonsAndBoard(t *testing.T) {
+	c := testConfig(t, "")
+	c.Rules, c.StartGame = "common-hand", true
+	c.Seats = []config.Seat{{Name: "ann"}, {Name: "bob"}}
+	c.Board = &hardware.Config{Driver: hardware.DriverSim, Seats: []string{"ann", "bob"}, Track: hardware.TrackConfig{NumberSpaces: 10}}
+	presses, pressW := io.Pipe()
+	defer pressW.Close()
+	frames := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, c, daemon.Options{
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SimInput: presses, SimOutput: frames,
+			BoardPeriod: 10 * time.Millisecond,
+			Started:     func(_ *referee.Referee, url string) { started <- url },
+		})
+	}()
+	url := <-started
+	sub := mqtttest.Subscribe(t, url, "board-watch", "liarsdice/t1/state")
+	var turn string
+	sub.Wait(t, 10*time.Second, "the configured game", func(ms []mqtttest.Message) bool {
+		for _, m := range ms {
+			var s struct{ Turn *string }
+			if json.Unmarshal(m.Payload, &s) == nil && s.Turn != nil {
+				turn = *s.Turn
+				return true
+			}
+		}
+		return false
+	})
+	fmt.Fprintf(pressW, "%s u\n%s f\n%s f\n%s bid\n", turn, turn, turn, turn)
+	want := fmt.Sprintf(`{"type":"bid","seat":%q,"quantity":2,"face":3}`, turn)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(c.JournalPath())
+		if strings.Contains(string(data), want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the buttons' bid is not in the journal:\n%s", data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Number space 2 and face 3 light up white.
+	deadline = time.Now().Add(5 * time.Second)
+	for !strings.Contains(frames.String(), "track [wW........] faces [..W...]") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the board never showed two 3s; last frames:\n%s", tail(frames.String(), 3))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// A reveal the camera cannot settle: "needs a look" in the state, the
+// doubts on the vision topic, and the operator's reveal over MQTT.
+func TestVisionTopicOverMQTT(t *testing.T) {
+	c := testConfig(t, "")
+	c.Seats = []config.Seat{{Name: "ann", X: 160, Y: 240}, {Name: "bob", X: 480, Y: 240}}
+	white := synth.Palettes[0]
+	cam := synth.NewSource(func(frame int) synth.Scene {
+		// bob's second die is under a hand: one die seen of two.
+		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame),
+			Dice: []synth.Die{
+				{X: 140, Y: 240, Face: 4, Colour: white.Body, PipColour: white.Pips},
+				{X: 190, Y: 240, Face: 2, Colour: white.Body, PipColour: white.Pips},
+				{X: 480, Y: 240, Face: 6, Colour: white.Body, PipColour: white.Pips},
+			}}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, c, daemon.Options{
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Camera: cam,
+			Started: func(_ *referee.Referee, url string) { started <- url },
+		})
+	}()
+	url := <-started
+	sub := mqtttest.Subscribe(t, url, "operator", "liarsdice/t1/#")
+	for _, line := range []string{
+		`{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":2,"options":{"dice":2}}`,
+		`{"type":"bid","seat":"ann","quantity":2,"face":4}`,
+		`{"type":"challenge","seat":"bob"}`,
+	} {
+		sub.Publish(t, "liarsdice/t1/cmd", []byte(line))
+	}
+	ms := sub.Wait(t, 15*time.Second, "a look asked for", func(ms []mqtttest.Message) bool {
+		return len(sub.On("liarsdice/t1/vision")) > 0
+	})
+	v := sub.On("liarsdice/t1/vision")[0]
+	if !bytes.Contains(v.Payload, []byte(`{"seat":"bob","expected":2,"seen":1}`)) || bytes.Contains(v.Payload, []byte("face")) {
+		t.Errorf("vision message: %s", v.Payload)
+	}
+	needsLook := false
+	for _, m := range ms {
+		if m.Topic == "liarsdice/t1/state" && bytes.Contains(m.Payload, []byte(`"status":"needs a look"`)) {
+			needsLook = true
+		}
+	}
+	if !needsLook {
+		t.Error("the state never said needs a look")
+	}
+	sub.Publish(t, "liarsdice/t1/cmd", []byte(`{"id":"op","type":"reveal","dice":{"ann":[4,2],"bob":[6,4]}}`))
+	sub.Wait(t, 10*time.Second, "the resolution", func(ms []mqtttest.Message) bool {
+		for _, m := range ms {
+			if m.Topic == "liarsdice/t1/events" && bytes.Contains(m.Payload, []byte(`"type":"resolved"`)) {
+				return true
+			}
+		}
+		return false
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An external broker with TLS and a password: the referee logs in, and a
+// client with the same authority and its own login plays over it.
+func TestExternalBrokerWithTLSAndPassword(t *testing.T) {
+	m := mqtttest.StartMosquittoTLS(t, "liarsd", "s3cret")
+	c := testConfig(t, m.URL())
+	c.Broker.Username, c.Broker.Password, c.Broker.CAFile = "liarsd", "s3cret", m.CAFile
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	runDaemon(t, c)
+	sub := mqtttest.SubscribeWith(t, mqtttest.Login{URL: m.URL(), ClientID: "tablet", Username: "liarsd", Password: "s3cret", CAFile: m.CAFile}, "liarsdice/t1/#")
+	sub.Publish(t, "liarsdice/t1/cmd", []byte(`{"id":1,"type":"new_game","rules":"kids","seats":["ann","bob"],"first":"bob","seed":1}`))
+	sub.Wait(t, 10*time.Second, "the game over TLS", func(ms []mqtttest.Message) bool {
+		for _, m := range ms {
+			if m.Topic == "liarsdice/t1/events" && bytes.Contains(m.Payload, []byte(`"opener":"bob"`)) {
+				return true
+			}
+		}
+		return false
+	})
+	// Without the password there is no way in.
+	bad := paho.NewClient(paho.NewClientOptions().AddBroker(m.URL()).SetClientID("intruder").SetUsername("liarsd").SetPassword("guess").
+		SetTLSConfig(&tls.Config{InsecureSkipVerify: true})) //nolint:gosec // the test's intruder
+	if tok := bad.Connect(); tok.WaitTimeout(5*time.Second) && tok.Error() == nil {
+		t.Error("a wrong password connected")
+	}
+}
+
+// Commands published back to back are taken in the order they were sent.
+func TestCommandBurstKeepsItsOrder(t *testing.T) {
+	c := testConfig(t, "")
+	d := runDaemon(t, c)
+	sub := mqtttest.Subscribe(t, d.url, "burst", "liarsdice/t1/reply")
+	lines := demo.Script("classic", []string{"ann", "bob", "cy"}, map[string]any{"dice": 2}, 8, 150)
+	for i, line := range lines {
+		var m map[string]any
+		_ = json.Unmarshal(line, &m)
+		m["id"] = i
+		b, _ := json.Marshal(m)
+		// Not waiting for the acknowledgement: as fast as a client can.
+		sub.Client().Publish("liarsdice/t1/cmd", 1, false, b)
+	}
+	ms := sub.Wait(t, 30*time.Second, "every reply", func(ms []mqtttest.Message) bool { return len(ms) >= len(lines) })
+	for i, m := range ms {
+		var r map[string]any
+		_ = json.Unmarshal(m.Payload, &r)
+		if r["ok"] != true || r["id"] != float64(i) {
+			t.Fatalf("reply %d: %s (sent %s)", i, m.Payload, lines[min(i, len(lines)-1)])
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/referee/config"
+	"github.com/liarsd/liarsd/referee/daemon"
+	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
+	"github.com/liarsd/liarsd/referee/seats"
+)
+
+// childEnv names the configuration file a re-executed test binary runs the
+// daemon on, as liarsd run does: the kill -9 test kills a real process.
+const childEnv = "LIARSD_DAEMON_TEST_CONFIG"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(childEnv); path != "" {
+		os.Exit(runChild(path))
+	}
+	os.Exit(m.Run())
+}
+
+func runChild(path string) int {
+	c, err := config.Load(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if err := daemon.Run(ctx, c, daemon.Options{Logger: log}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// tableDriver plays a table over MQTT from its retained state, as
+// scoreboard apps and remote seats would: it never assumes a command
+// arrived, it looks at the state again.
+type tableDriver struct {
+	sub  *mqtttest.Subscriber
+	rng  *rand.Rand
+	seq  int // commands sent
+	hand string
+	dice map[string][]int
+	play map[string]seats.Player
+}
+
+func (d *tableDriver) state() (engine.Snapshot, bool) {
+	st := d.sub.On("liarsdice/t1/state")
+	if len(st) == 0 {
+		return engine.Snapshot{}, false
+	}
+	var s engine.Snapshot
+	if err := json.Unmarshal(st[len(st)-1].Payload, &s); err != nil {
+		return engine.Snapshot{}, false
+	}
+	return s, true
+}
+
+// step sends one command for the state the table is in.
+func (d *tableDriver) step(t *testing.T) {
+	s, ok := d.state()
+	if !ok {
+		return
+	}
+	key := fmt.Sprint(s.Game, s.Hand, s.Rules, len(s.Seats))
+	if key != d.hand || d.dice == nil {
+		d.hand, d.dice = key, map[string][]int{}
+		for _, st := range s.Seats {
+			f := slices.Clone(st.Shown)
+			for len(f) < st.Dice {
+				f = append(f, 1+d.rng.IntN(6))
+			}
+			d.dice[st.Name] = f
+		}
+	}
+	var line []byte
+	switch s.Phase {
+	case engine.PhaseIdle, engine.PhaseGameOver:
+		line, _ = json.Marshal(map[string]any{"type": "new_game", "rules": "common-hand",
+			"seats": []string{"ann", "bob", "cy"}, "options": map[string]int{"dice": 2}, "first": "ann"})
+	case engine.PhaseReveal:
+		reveal := map[string][]int{}
+		for _, st := range s.Seats {
+			if st.InHand {
+				reveal[st.Name] = d.dice[st.Name][:st.Dice]
+			}
+		}
+		line, _ = json.Marshal(map[string]any{"type": "reveal", "dice": reveal})
+	case engine.PhaseBidding:
+		if s.Turn == nil {
+			return
+		}
+		v := seats.View{Snapshot: s, Seat: *s.Turn, Dice: d.dice[*s.Turn]}
+		line = d.play[*s.Turn].Act(v).Line()
+	default:
+		return
+	}
+	var m map[string]any
+	_ = json.Unmarshal(line, &m)
+	d.seq++
+	m["id"] = d.seq
+	b, _ := json.Marshal(m)
+	tok := d.sub.Client().Publish("liarsdice/t1/cmd", 1, false, b)
+	tok.WaitTimeout(2 * time.Second)
+	// Wait for a newer state (or give up and look again).
+	deadline := time.Now().Add(400 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if n, ok := d.state(); ok && n.Seq != s.Seq || n.Phase != s.Phase || n.Turn != nil && s.Turn != nil && *n.Turn != *s.Turn {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// kill -9 the daemon at random points over many games, restart it: the
+// journal replays and the published events go on without gaps, and a seq
+// is never reused for another event.
+func TestKill9AndRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills daemon processes")
+	}
+	m := mqtttest.StartMosquitto(t)
+	dir := t.TempDir()
+	c := config.Default()
+	c.Table, c.StateDir, c.Broker.URL = "t1", dir, m.URL()
+	b, _ := yaml.Marshal(c)
+	cfgPath := filepath.Join(dir, "liarsd.yaml")
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Load(cfgPath); err != nil {
+		t.Fatalf("the test's configuration: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "daemon.log"))
+			t.Logf("daemon log:\n%s", log)
+		}
+	})
+	sub := mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
+	rng := rand.New(rand.NewPCG(42, uint64(time.Now().UnixNano())))
+	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}}
+	for i, s := range []string{"ann", "bob", "cy"} {
+		drv.play[s] = seats.NewSimple(uint64(i))
+	}
+
+	start := func() (*exec.Cmd, *sync.WaitGroup) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+cfgPath)
+		logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		cmd.Stdout, cmd.Stderr = io.Discard, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
+		// Wait for this run's "online" (after the last status seen).
+		mark := len(sub.Messages())
+		sub.Wait(t, 15*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
+			for _, m := range ms[mark:] {
+				if m.Topic == "liarsdice/t1/status" && string(m.Payload) == "online" {
+					return true
+				}
+			}
+			return false
+		})
+		return cmd, &wg
+	}
+	const kills = 8
+	offline := 0
+	for k := 0; k < kills; k++ {
+		cmd, wg := start()
+		until := time.Now().Add(time.Duration(300+rng.IntN(900)) * time.Millisecond)
+		for time.Now().Before(until) {
+			drv.step(t)
+		}
+		// The kill lands while the driver's last command may be anywhere
+		// between the broker, the referee, the journal and the publisher.
+		time.AfterFunc(time.Duration(rng.IntN(15))*time.Millisecond, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+		drv.step(t)
+		wg.Wait()
+		if k == 0 {
+			// Mosquitto gives the daemon's last will at once: the socket died.
+			sub.Wait(t, 10*time.Second, "status offline after kill -9", func(ms []mqtttest.Message) bool {
+				for i := len(ms) - 1; i >= 0; i-- {
+					if ms[i].Topic == "liarsdice/t1/status" {
+						return string(ms[i].Payload) == "offline"
+					}
+				}
+				return false
+			})
+			offline++
+		}
+	}
+	// The last run ends cleanly.
+	cmd, wg := start()
+	for i := 0; i < 30; i++ {
+		drv.step(t)
+	}
+	time.Sleep(200 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	wg.Wait()
+
+	want := adjudicate(t, c.JournalPath())
+	if len(want) < 20 {
+		t.Fatalf("only %d events over %d runs: the test played too little", len(want), kills+1)
+	}
+	var evs []mqtttest.Message
+	msgs := sub.Wait(t, 20*time.Second, fmt.Sprintf("all %d events", len(want)), func(ms []mqtttest.Message) bool {
+		evs = evs[:0]
+		seen := map[int]bool{}
+		for _, m := range ms {
+			if m.Topic == "liarsdice/t1/events" {
+				evs = append(evs, m)
+				var h struct{ Seq int }
+				_ = json.Unmarshal(m.Payload, &h)
+				seen[h.Seq] = true
+			}
+		}
+		return len(seen) >= len(want)
+	})
+	_ = msgs
+	got := uniqueEvents(t, evs)
+	if !slices.Equal(got, want) {
+		t.Errorf("received %d events, the journal gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+	for _, e := range want {
+		var h struct{ Type string }
+		_ = json.Unmarshal([]byte(e), &h)
+		if h.Type == engine.EvRejected {
+			t.Errorf("the journal holds a refused line: %s", e)
+		}
+	}
+	journal, _ := os.ReadFile(c.JournalPath())
+	games := strings.Count(string(journal), `"type":"new_game"`)
+	log, _ := os.ReadFile(filepath.Join(dir, "daemon.log"))
+	redelivered := strings.Count(string(log), "redelivered command was applied before")
+	t.Logf("%d kills, %d games, %d events, %d event messages received (repeats allowed), %d commands sent, %d redelivered commands answered without applying them again",
+		kills, games, len(want), len(evs), drv.seq, redelivered)
+}

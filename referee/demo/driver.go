@@ -1,0 +1,355 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/seats"
+)
+
+// Driver plays every seat of the demo: it rolls the physical dice at each
+// hand, makes the seats' moves through the referee (as seat buttons
+// would), starts the next game when one ends, and, when the camera cannot
+// read a reveal, corrects it as the table's operator would.
+type Driver struct {
+	Ref     *referee.Referee
+	Table   *Table
+	Players map[string]seats.Player
+	// NewGame is the record line that starts each game.
+	NewGame func(game int) []byte
+	// Pace is the pause before each move, so people can follow.
+	Pace time.Duration
+	// OperatorAfter is how long a reveal may wait for the camera before the
+	// operator types it in.
+	OperatorAfter time.Duration
+	// Games stops after this many games (0: until ctx is done).
+	Games int
+	// Camera, when set, is warmed after each change of the dice.
+	Camera interface{ Warm() }
+	// Say narrates a line for people.
+	Say func(format string, args ...any)
+
+	changes chan referee.Change
+	snap    engine.Snapshot
+	version int
+	acted   int
+	tied    []string
+	games   int
+	revealT time.Time
+	done    chan struct{}
+}
+
+// Observe takes the referee's changes; pass it as the referee's Observe. It
+// never blocks.
+func (d *Driver) Observe(ch referee.Change) {
+	select {
+	case d.changes <- ch:
+	default:
+		// Cannot happen with the buffer below, but never stall the referee.
+	}
+}
+
+// NewDriver returns a driver; set its fields before Run.
+func NewDriver() *Driver {
+	return &Driver{changes: make(chan referee.Change, 4096), acted: -1, done: make(chan struct{})}
+}
+
+// Done is closed when the driver has played its games.
+func (d *Driver) Done() <-chan struct{} { return d.done }
+
+// Run plays until ctx is done or the games are played.
+func (d *Driver) Run(ctx context.Context) {
+	if d.Say == nil {
+		d.Say = func(string, ...any) {}
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	d.startGame(ctx)
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+			return
+		case ch := <-d.changes:
+			d.note(ch)
+			continue // take every change before acting on the latest
+		case <-tick.C:
+		}
+		if d.act(ctx) {
+			return
+		}
+	}
+}
+
+// note updates the physical table from an accepted input and its events.
+func (d *Driver) note(ch referee.Change) {
+	d.version++
+	d.snap = ch.Snapshot
+	var a struct {
+		Type string `json:"type"`
+		Seat string `json:"seat"`
+	}
+	_ = json.Unmarshal(ch.Line, &a)
+	switch a.Type {
+	case engine.ActNewGame:
+		d.tied = nil
+		for _, s := range ch.Snapshot.Seats {
+			d.tied = append(d.tied, s.Name)
+		}
+		d.Table.Roll(nil, ch.Snapshot.Sides)
+	case engine.ActFold:
+		d.Table.Remove(a.Seat)
+		d.warm()
+	}
+	for _, e := range ch.Events {
+		if h, ok := e.(*engine.HandStarted); ok {
+			d.Table.Roll(h.Dice, ch.Snapshot.Sides)
+			d.warm()
+		}
+	}
+	d.narrate(ch, a.Type, a.Seat)
+}
+
+// act makes the next move when the table waits for one of the driver's
+// seats; it reports whether the driver is finished.
+func (d *Driver) act(ctx context.Context) bool {
+	for drained := false; !drained; {
+		select {
+		case ch := <-d.changes:
+			d.note(ch)
+		default:
+			drained = true
+		}
+	}
+	s := d.snap
+	if s.Phase == engine.PhaseReveal {
+		if d.revealT.IsZero() {
+			d.revealT = time.Now()
+		}
+		if d.OperatorAfter > 0 && time.Since(d.revealT) > d.OperatorAfter && d.acted != d.version {
+			d.acted = d.version
+			d.Say("operator: the camera needs a look; entering the reveal by hand")
+			b, _ := json.Marshal(map[string]any{"type": "reveal", "dice": d.Table.All()})
+			d.do(ctx, b, referee.SourceOperator)
+		}
+		return false
+	}
+	d.revealT = time.Time{}
+	if d.acted == d.version {
+		return false // already moved on this state; wait for its change
+	}
+	switch s.Phase {
+	case engine.PhaseGameOver, engine.PhaseIdle:
+		if d.Games > 0 && d.games >= d.Games {
+			select {
+			case <-d.done:
+			default:
+				close(d.done)
+			}
+			return true
+		}
+		if !d.pause(ctx, 4*d.Pace) {
+			return true
+		}
+		d.acted = d.version
+		d.startGame(ctx)
+	case engine.PhaseOpening:
+		d.acted = d.version
+		d.openingRoll(ctx)
+	case engine.PhaseBidding:
+		if s.Turn == nil {
+			return false
+		}
+		if !d.pause(ctx, d.Pace) {
+			return true
+		}
+		d.acted = d.version
+		d.move(ctx, *s.Turn)
+	}
+	return false
+}
+
+func (d *Driver) warm() {
+	if d.Camera != nil {
+		d.Camera.Warm()
+	}
+}
+
+func (d *Driver) pause(ctx context.Context, p time.Duration) bool {
+	if p <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(p):
+		return true
+	}
+}
+
+func (d *Driver) startGame(ctx context.Context) {
+	d.games++
+	if d.Games > 0 && d.games > d.Games {
+		return
+	}
+	d.do(ctx, d.NewGame(d.games), referee.SourceOperator)
+}
+
+// openingRoll rolls for the seats still tied for the first opener.
+func (d *Driver) openingRoll(ctx context.Context) {
+	if len(d.snap.Rolling) > 0 {
+		d.tied = d.snap.Rolling // the engine says who rolls
+	}
+	counts := map[string]int{}
+	for _, st := range d.snap.Seats {
+		for _, t := range d.tied {
+			if st.Name == t {
+				counts[t] = st.Dice
+			}
+		}
+	}
+	d.Table.Roll(counts, d.snap.Sides)
+	roll := d.Table.All()
+	b, _ := json.Marshal(map[string]any{"type": "opening_roll", "dice": roll})
+	if rep := d.do(ctx, b, referee.SourceOperator); !rep.OK {
+		return
+	}
+	// Most stars opens; then the highest sum of the other dice; the seats
+	// still tied roll again.
+	type score struct{ stars, sum int }
+	best, scores := score{-1, -1}, map[string]score{}
+	for seat, faces := range roll {
+		var sc score
+		for _, f := range faces {
+			if f == 1 {
+				sc.stars++
+			} else {
+				sc.sum += f
+			}
+		}
+		scores[seat] = sc
+		if sc.stars > best.stars || (sc.stars == best.stars && sc.sum > best.sum) {
+			best = sc
+		}
+	}
+	var still []string
+	for _, t := range d.tied {
+		if scores[t] == best {
+			still = append(still, t)
+		}
+	}
+	d.tied = still
+}
+
+// move plays seat's turn.
+func (d *Driver) move(ctx context.Context, seat string) {
+	p := d.Players[seat]
+	if p == nil {
+		return
+	}
+	v := seats.View{Snapshot: d.snap, Seat: seat, Dice: d.Table.Dice(seat)}
+	m := p.Act(v)
+	rep := d.do(ctx, m.Line(), referee.SourceSeat+":"+seat)
+	if !rep.OK {
+		// A simple player may misjudge a rule; fall back on a move that is
+		// always open to the seat whose turn it is.
+		for _, fb := range []seats.Move{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
+			if d.do(ctx, fb.Line(), referee.SourceSeat+":"+seat).OK {
+				return
+			}
+		}
+		return
+	}
+	if m.Type == engine.ActBid {
+		if show := p.ShowAfter(v, m); len(show) > 0 {
+			sm := seats.Move{Type: engine.ActShow, Seat: seat, Shown: show}
+			if d.do(ctx, sm.Line(), referee.SourceSeat+":"+seat).OK {
+				d.Table.Show(seat, show)
+				d.warm()
+			}
+		}
+	}
+}
+
+func (d *Driver) do(ctx context.Context, line []byte, source string) referee.Reply {
+	rep, err := d.Ref.Do(ctx, line, source)
+	if err != nil {
+		return referee.Reply{Reason: "error", Message: err.Error()}
+	}
+	if !rep.OK && rep.Reason != "" {
+		d.Say("  (%s refused: %s: %s)", source, rep.Reason, rep.Message)
+	}
+	return rep
+}
+
+// narrate tells people what an accepted input did. It holds no hidden
+// die: inputs are public (a reveal is the reveal), events are public.
+func (d *Driver) narrate(ch referee.Change, typ, seat string) {
+	var a struct {
+		Quantity int              `json:"quantity"`
+		Face     int              `json:"face"`
+		Shown    []int            `json:"shown"`
+		Dice     map[string][]int `json:"dice"`
+		Rules    string           `json:"rules"`
+		Seats    []string         `json:"seats"`
+	}
+	_ = json.Unmarshal(ch.Line, &a)
+	star := ch.Snapshot.StarDie
+	switch typ {
+	case engine.ActNewGame:
+		d.Say("new game of %s: %v", a.Rules, a.Seats)
+	case engine.ActOpeningRoll:
+		d.Say("opening roll: %v", a.Dice)
+	case engine.ActBid:
+		d.Say("%s bids %s", seat, bidName(a.Quantity, a.Face, star))
+	case engine.ActShow:
+		d.Say("%s shows %v and rerolls the rest", seat, a.Shown)
+	case engine.ActChallenge:
+		d.Say("%s challenges: liar!", seat)
+	case engine.ActSpotOn:
+		d.Say("%s calls spot on", seat)
+	case engine.ActFold:
+		d.Say("%s folds", seat)
+	case engine.ActAllIn:
+		d.Say("%s goes all in", seat)
+	case engine.ActReveal:
+		d.Say("reveal (%s): %v", ch.Source, a.Dice)
+	}
+	for _, e := range ch.Events {
+		switch e := e.(type) {
+		case *engine.HandStarted:
+			d.Say("— game %d hand %d: %s opens; dice %v", e.Game, e.Hand, e.Opener, e.Dice)
+		case *engine.Resolved:
+			msg := fmt.Sprintf("resolved (%s): dice %v", e.Call, e.Dice)
+			if e.Count != nil && e.Bid != nil {
+				msg = fmt.Sprintf("resolved: %s on %s; there are %d; dice %v", e.Call, bidName(e.Bid.Quantity, e.Bid.Face, star), *e.Count, e.Dice)
+			}
+			if len(e.Out) > 0 {
+				msg += fmt.Sprintf("; out: %v", e.Out)
+			}
+			if len(e.Payout) > 0 {
+				msg += fmt.Sprintf("; payout %v", e.Payout)
+			}
+			d.Say("%s", msg)
+		case *engine.Folded:
+			if len(e.Out) > 0 {
+				d.Say("%v out", e.Out)
+			}
+		case *engine.GameOver:
+			d.Say("game over: %s wins", e.Winner)
+		case *engine.MatchOver:
+			d.Say("match over: %s wins %v", e.Winner, e.Wins)
+		}
+	}
+}
+
+func bidName(q, f int, star bool) string {
+	face := fmt.Sprintf("%ds", f)
+	if star && f == 1 {
+		face = "stars"
+	}
+	return fmt.Sprintf("%d %s", q, face)
+}

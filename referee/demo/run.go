@@ -1,0 +1,323 @@
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/hardware"
+	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/config"
+	"github.com/liarsd/liarsd/referee/daemon"
+	"github.com/liarsd/liarsd/referee/mqtt"
+	"github.com/liarsd/liarsd/referee/seats"
+	"github.com/liarsd/liarsd/vision"
+)
+
+// Options configure a demo.
+type Options struct {
+	// Rules is the preset (star-board).
+	Rules string
+	// Seats is the number of seats, 2 to 6 (4).
+	Seats int
+	// Options are the preset's options, as in new_game.
+	Options map[string]any
+	// Broker is an external broker's URL; "" starts the embedded one on
+	// Listen (127.0.0.1:1883, or a free port when that one is taken).
+	Broker, Username, Password string
+	Listen                     string
+	Table                      string
+	// Seed drives the dice, the seats' play and the games' seeds.
+	Seed uint64
+	// Pace is the pause before each move (600 ms).
+	Pace time.Duration
+	// Games stops after this many games (0: until ctx is done).
+	Games int
+	// StateDir keeps the journal and MQTT store; "" uses a temporary
+	// directory removed at the end.
+	StateDir string
+	// Out receives the narration; Board the simulated board's frames
+	// ("line" mode: the board after each narrated line).
+	Out       io.Writer
+	BoardMode string // line, stream or off
+	ANSI      bool
+	Logger    *slog.Logger
+	// Watch subscribes to the events topic and reports, at the end, what a
+	// subscriber received.
+	Watch bool
+}
+
+// Run plays the demo until ctx is done or the games are played.
+func Run(ctx context.Context, o Options) error {
+	if o.Rules == "" {
+		o.Rules = "star-board"
+	}
+	p, ok := engine.Presets[o.Rules]
+	if !ok {
+		return fmt.Errorf("demo: no preset %q (presets: %s)", o.Rules, strings.Join(engine.PresetNames(), ", "))
+	}
+	if o.Seats == 0 {
+		o.Seats = max(4, p.MinSeats)
+	}
+	if o.Seats < p.MinSeats || o.Seats > min(p.MaxSeats, 6) {
+		return fmt.Errorf("demo: %s is played here by %d to %d seats, not %d", o.Rules, p.MinSeats, min(p.MaxSeats, 6), o.Seats)
+	}
+	if o.Pace < 0 {
+		return errors.New("demo: negative pace")
+	}
+	if o.Table == "" {
+		o.Table = "demo"
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if o.BoardMode == "" {
+		o.BoardMode = "line"
+	}
+	names := []string{"ann", "bob", "cy", "dee", "eve", "fay"}[:o.Seats]
+	dice := p.Dice
+	if p.FixedDice > 0 {
+		dice = 5 // kids grow to five dice; room for them
+	}
+	if v, ok := o.Options["dice"].(int); ok && v > 0 {
+		dice = v
+	}
+	layout := Layout{Width: imageSize.X, Height: imageSize.Y, DieSize: 44, Seats: names}
+
+	stateDir := o.StateDir
+	if stateDir == "" {
+		d, err := os.MkdirTemp("", "liarsd-demo-")
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		defer os.RemoveAll(d)
+		stateDir = d
+	}
+	c := config.Default()
+	c.Table, c.Rules, c.Options, c.StateDir = o.Table, o.Rules, o.Options, stateDir
+	for _, pos := range layout.Positions() {
+		c.Seats = append(c.Seats, config.Seat{Name: pos.Name, X: pos.X, Y: pos.Y, Computer: true})
+	}
+	c.Broker.URL, c.Broker.Username, c.Broker.Password = o.Broker, o.Username, o.Password
+	c.Broker.Embedded.WebSocket = "off"
+	if o.Broker == "" {
+		listen := o.Listen
+		if listen == "" {
+			listen = "127.0.0.1:1883"
+			if l, err := net.Listen("tcp", listen); err != nil {
+				listen = "127.0.0.1:0" // 1883 is taken (a system Mosquitto): any free port
+			} else {
+				l.Close()
+			}
+		}
+		c.Broker.Embedded.Listen = listen
+	}
+	c.Camera.Retry = 400 * time.Millisecond
+	track := dice * o.Seats
+	stars := 0
+	if p.StarDie {
+		stars = track / 2
+	}
+	c.Board = &hardware.Config{Driver: hardware.DriverSim, Seats: names,
+		Track: hardware.TrackConfig{NumberSpaces: track, StarSpaces: stars}}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+
+	out := newNarrator(o.Out, o.BoardMode)
+	table := NewTable(o.Seed)
+	cam := NewCamera(table, layout, p.StarDie, o.Seed)
+	defer cam.Close()
+	drv := NewDriver()
+	drv.Camera = cam
+	drv.Table = table
+	drv.Pace = o.Pace
+	drv.Games = o.Games
+	drv.OperatorAfter = 3 * time.Second
+	drv.Say = out.say
+	drv.Players = map[string]seats.Player{}
+	for i, n := range names {
+		drv.Players[n] = seats.NewSimple(o.Seed*31 + uint64(i) + 1)
+	}
+	drv.NewGame = func(game int) []byte {
+		line := map[string]any{"type": "new_game", "rules": o.Rules, "seats": names, "seed": int64(o.Seed*1000 + uint64(game))}
+		if len(o.Options) > 0 {
+			line["options"] = o.Options
+		}
+		b, _ := json.Marshal(line)
+		return b
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var watch *watcher
+	var wg sync.WaitGroup
+	var boardOut io.Writer
+	switch o.BoardMode {
+	case "stream":
+		boardOut = o.Out
+	case "line":
+		boardOut = out
+	}
+	err := daemon.Run(ctx, c, daemon.Options{
+		Logger: o.Logger, Camera: cam,
+		Reader:    vision.NewReader(vision.Options{DieSize: layout.DieSize, StarDice: p.StarDie}),
+		Observe:   drv.Observe,
+		SimOutput: boardOut, ANSI: o.ANSI,
+		Started: func(ref *referee.Referee, url string) {
+			out.say("liarsd demo: table %q, %s, %d seats; MQTT at %s (topics %s/%s/#)", o.Table, o.Rules, o.Seats, url, c.Broker.Prefix, o.Table)
+			if o.Watch {
+				watch = newWatcher(url, o.Username, o.Password, mqtt.TopicsFor(c.Broker.Prefix, o.Table).Events)
+			}
+			drv.Ref = ref
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				drv.Run(ctx)
+				cancel()
+			}()
+		},
+	})
+	cancel()
+	wg.Wait()
+	if watch != nil {
+		out.say("%s", watch.report())
+	}
+	out.close()
+	return err
+}
+
+// narrator prints the game for people, in line mode with the simulated
+// board as it shows just after each line's move (the board redraws every
+// 50 ms, so each line waits for one redraw). It is also the simulated
+// board's writer.
+type narrator struct {
+	w     io.Writer
+	start time.Time
+	mode  string
+
+	mu    sync.Mutex
+	board string
+	lines chan narration
+	done  chan struct{}
+}
+
+type narration struct {
+	at   time.Time
+	text string
+}
+
+func newNarrator(w io.Writer, mode string) *narrator {
+	n := &narrator{w: w, start: time.Now(), mode: mode, lines: make(chan narration, 4096), done: make(chan struct{})}
+	go n.print()
+	return n
+}
+
+func (n *narrator) say(format string, args ...any) {
+	select {
+	case n.lines <- narration{time.Now(), fmt.Sprintf(format, args...)}:
+	case <-n.done:
+	}
+}
+
+func (n *narrator) print() {
+	defer close(n.done)
+	for l := range n.lines {
+		if n.mode == "line" {
+			time.Sleep(time.Until(l.at.Add(80 * time.Millisecond)))
+		}
+		n.mu.Lock()
+		fmt.Fprintf(n.w, "[%6.1fs] %s\n", l.at.Sub(n.start).Seconds(), l.text)
+		if n.mode == "line" && n.board != "" {
+			fmt.Fprintf(n.w, "          board: %s\n", n.board)
+		}
+		n.mu.Unlock()
+	}
+}
+
+// close prints what is queued and stops.
+func (n *narrator) close() {
+	close(n.lines)
+	<-n.done
+}
+
+// Write keeps the simulated board's last frame.
+func (n *narrator) Write(p []byte) (int, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	sc := bufio.NewScanner(bytes.NewReader(p))
+	for sc.Scan() {
+		n.board = sc.Text()
+	}
+	return len(p), nil
+}
+
+// watcher is a subscriber of the events topic, as a scoreboard would be.
+type watcher struct {
+	mu       sync.Mutex
+	cli      paho.Client
+	received int
+	maxSeq   int
+	gaps     int
+	repeats  int
+}
+
+func newWatcher(url, user, password, topic string) *watcher {
+	w := &watcher{}
+	opts := paho.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("liarsd-demo-watch-%d", time.Now().UnixNano())).
+		SetAutoReconnect(true).SetConnectRetry(true).SetCleanSession(false).
+		SetOnConnectHandler(func(c paho.Client) {
+			c.Subscribe(topic, 1, func(_ paho.Client, m paho.Message) { w.take(m.Payload()) })
+		})
+	if user != "" {
+		opts.SetUsername(user).SetPassword(password)
+	}
+	w.cli = paho.NewClient(opts)
+	w.cli.Connect().WaitTimeout(3 * time.Second)
+	return w
+}
+
+func (w *watcher) take(payload []byte) {
+	var h struct {
+		Seq int `json:"seq"`
+	}
+	if json.Unmarshal(payload, &h) != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.received++
+	switch {
+	case h.Seq <= w.maxSeq:
+		w.repeats++
+	case h.Seq > w.maxSeq+1 && w.maxSeq > 0:
+		w.gaps++
+		w.maxSeq = h.Seq
+	default:
+		w.maxSeq = h.Seq
+	}
+}
+
+func (w *watcher) report() string {
+	time.Sleep(300 * time.Millisecond) // the last events in flight
+	w.cli.Disconnect(100)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return fmt.Sprintf("MQTT subscriber: %d events received, up to seq %d, %d gaps, %d repeats", w.received, w.maxSeq, w.gaps, w.repeats)
+}

@@ -1,0 +1,171 @@
+package homeassistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/liarsd/liarsd/engine"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	Options
+	// Broker is the broker's URL (tcp://127.0.0.1:1883, ssl://..., ws://...).
+	Broker             string
+	Username, Password string
+	// ClientID defaults to liarsd-TABLE-ha.
+	ClientID string
+	Logger   *slog.Logger
+}
+
+// Run keeps a table's discovery configs on the broker until ctx is done.
+// It has its own MQTT client: it reads the table's retained state (so it
+// needs no hook into the referee), publishes the configs retained at QoS
+// 1, removes the sensors of seats that left, and publishes everything
+// again when Home Assistant announces itself on homeassistant/status. It
+// reconnects by itself while the broker is away.
+func Run(ctx context.Context, o RunOptions) error {
+	o.fill()
+	if o.Broker == "" {
+		return errors.New("homeassistant: no broker URL")
+	}
+	if o.Table == "" {
+		return errors.New("homeassistant: no table id")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ClientID == "" {
+		o.ClientID = "liarsd-" + o.Table + "-ha"
+	}
+	log := o.Logger.With("component", "homeassistant")
+	stateTopic := o.Prefix + "/" + o.Table + "/state"
+	node := "liarsd_" + o.Table
+	ours := func(topic string) bool {
+		// discovery/<component>/liarsd_<table>/<key>/config
+		parts := strings.Split(topic, "/")
+		return len(parts) == 5 && parts[0] == o.DiscoveryPrefix && parts[2] == node && parts[4] == "config"
+	}
+
+	// Handlers run on paho's goroutine and must not block or publish: they
+	// hand work to the loop below.
+	work := make(chan func(), 256)
+	post := func(f func()) {
+		select {
+		case work <- f:
+		default:
+			log.Warn("homeassistant: falling behind; a message is dropped")
+		}
+	}
+	var cli paho.Client
+	pub := NewPublisher(o.Options, func(topic string, payload []byte, retained bool) {
+		tok := cli.Publish(topic, 1, retained, payload)
+		go func() {
+			if tok.WaitTimeout(10*time.Second) && tok.Error() != nil {
+				log.Warn("homeassistant: publishing", "topic", topic, "err", tok.Error())
+			}
+		}()
+	})
+	po := paho.NewClientOptions().AddBroker(o.Broker).SetClientID(o.ClientID).
+		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).
+		SetConnectRetryInterval(time.Second).SetMaxReconnectInterval(5 * time.Second).
+		SetKeepAlive(20 * time.Second).SetOrderMatters(false).
+		SetOnConnectHandler(func(c paho.Client) {
+			log.Info("homeassistant: connected", "broker", o.Broker)
+			c.Subscribe(o.DiscoveryPrefix+"/+/"+node+"/+/config", 1, func(_ paho.Client, m paho.Message) {
+				if ours(m.Topic()) {
+					topic, payload := m.Topic(), append([]byte(nil), m.Payload()...)
+					post(func() { pub.Known(topic, payload) })
+				}
+			})
+			c.Subscribe(stateTopic, 1, func(_ paho.Client, m paho.Message) {
+				var s engine.Snapshot
+				if err := json.Unmarshal(m.Payload(), &s); err != nil {
+					log.Warn("homeassistant: the table's state is not a snapshot", "err", err)
+					return
+				}
+				post(func() { pub.Update(s) })
+			})
+			c.Subscribe(o.DiscoveryPrefix+"/status", 1, func(_ paho.Client, m paho.Message) {
+				payload := append([]byte(nil), m.Payload()...)
+				post(func() { pub.HomeAssistantStatus(payload) })
+			})
+		})
+	if o.Username != "" {
+		po.SetUsername(o.Username).SetPassword(o.Password)
+	}
+	cli = paho.NewClient(po)
+	cli.Connect()
+	defer cli.Disconnect(250)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case f := <-work:
+			f()
+		}
+	}
+}
+
+// RemoveAll connects, removes every discovery config of the table found
+// retained on the broker (and those its current state implies), and
+// returns: Home Assistant then drops the device.
+func RemoveAll(ctx context.Context, o RunOptions) error {
+	o.fill()
+	if o.ClientID == "" {
+		o.ClientID = "liarsd-" + o.Table + "-ha-remove"
+	}
+	po := paho.NewClientOptions().AddBroker(o.Broker).SetClientID(o.ClientID).SetCleanSession(true).SetConnectTimeout(10 * time.Second)
+	if o.Username != "" {
+		po.SetUsername(o.Username).SetPassword(o.Password)
+	}
+	cli := paho.NewClient(po)
+	if tok := cli.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		return fmt.Errorf("homeassistant: connecting to %s: %v", o.Broker, tok.Error())
+	}
+	defer cli.Disconnect(250)
+	found := make(chan string, 512)
+	node := "liarsd_" + o.Table
+	tok := cli.Subscribe(o.DiscoveryPrefix+"/+/"+node+"/+/config", 1, func(_ paho.Client, m paho.Message) {
+		if len(m.Payload()) > 0 {
+			select {
+			case found <- m.Topic():
+			default:
+			}
+		}
+	})
+	if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		return fmt.Errorf("homeassistant: subscribing: %v", tok.Error())
+	}
+	// Retained messages arrive right after the subscription.
+	topics := map[string]bool{}
+	for _, m := range Configs(o.Options, engine.Snapshot{}) {
+		topics[m.Topic] = true
+	}
+	quiet := time.NewTimer(500 * time.Millisecond)
+collect:
+	for {
+		select {
+		case t := <-found:
+			topics[t] = true
+			quiet.Reset(300 * time.Millisecond)
+		case <-quiet.C:
+			break collect
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for _, t := range sortedKeys(topics) {
+		if tok := cli.Publish(t, 1, true, []byte{}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			return fmt.Errorf("homeassistant: removing %s: %v", t, tok.Error())
+		}
+	}
+	return nil
+}

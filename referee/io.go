@@ -1,0 +1,104 @@
+package referee
+
+import (
+	"encoding/json"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/vision"
+)
+
+// Publisher carries the referee's outputs to the outside (MQTT). Its
+// methods are called from the referee's goroutine and must not block on the
+// network: an implementation queues and delivers in the order of the calls.
+type Publisher interface {
+	// Event publishes one event (its JSON, with type and seq). Events come
+	// in seq order; after a restart the referee replays the journal and
+	// calls Event again for every event from seq 1, so an implementation
+	// skips those it knows were delivered.
+	Event(seq int, payload []byte)
+	// State publishes the table's state (retained).
+	State(payload []byte)
+	// Reply answers a command.
+	Reply(payload []byte)
+	// Vision publishes what the camera is unsure of while a reveal needs a
+	// look. It never holds a hidden face.
+	Vision(payload []byte)
+}
+
+// Camera captures an image of the table. vision sources and the demo's
+// synthetic camera implement it. The caller closes the Mat.
+type Camera interface {
+	Capture() (gocv.Mat, error)
+}
+
+// Reader reads the dice in an image; *vision.Reader implements it.
+type Reader interface {
+	Read(img gocv.Mat) ([]vision.Die, error)
+}
+
+// Status is what the table's status light says, by name.
+type Status string
+
+// The statuses of a table.
+const (
+	StatusReady         Status = "ready"
+	StatusWaitingReveal Status = "waiting for reveal"
+	StatusReading       Status = "reading"
+	StatusNeedsLook     Status = "needs a look"
+	StatusError         Status = "error"
+)
+
+// Board is what the referee shows on the table's LEDs. Seats are named; an
+// implementation maps names to its LEDs and ignores names it has none for.
+// HardwareBoard adapts a *hardware.Board.
+type Board interface {
+	ShowBid(quantity, face int, star bool) error
+	// ShowTurn lights the seat to act; "" lights none.
+	ShowTurn(seat string) error
+	ShowCall(caller string) error
+	// ShowOutcome shows a resolution: the losers, the seats now out and the
+	// game's winner ("" while the game goes on).
+	ShowOutcome(losers, out []string, winner string) error
+	SetStatus(s Status) error
+	Clear()
+}
+
+// Clock tells the time and runs timers; tests inject their own.
+type Clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// SystemClock is the machine's clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// AfterFunc runs f after d, as time.AfterFunc.
+func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// Reply answers one input, as MQTT's reply topic carries it.
+type Reply struct {
+	// ID is the command's id, as given (any JSON value), or null.
+	ID      json.RawMessage `json:"id"`
+	OK      bool            `json:"ok"`
+	Reason  engine.Reason   `json:"reason,omitempty"`
+	Message string          `json:"message,omitempty"`
+	// Seq is the seq of the last event at the table after the input.
+	Seq int `json:"seq"`
+}
+
+// Change is what an accepted input did, for observers (the demo's seats,
+// later the computer seats).
+type Change struct {
+	Line     []byte
+	Source   string
+	Events   []engine.Event
+	Snapshot engine.Snapshot
+}

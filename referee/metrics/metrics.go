@@ -1,0 +1,147 @@
+// Package metrics counts what a table does, for venues that monitor their
+// tables with Prometheus: reveals, how long the camera takes to read the
+// dice, reads that needed a look, rejected inputs, events, and the MQTT
+// client's queue. The referee calls the methods of Metrics; Handler
+// serves them at /metrics in Prometheus's text format.
+//
+// All methods are safe on a nil *Metrics, so that a referee built without
+// metrics needs no checks.
+package metrics
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/liarsd/liarsd/engine"
+)
+
+// Namespace prefixes every metric's name.
+const Namespace = "liarsd"
+
+// Read results, the values of the result label of reads_total.
+const (
+	ReadOK        = "ok"         // every die read with confidence, the counts fit
+	ReadNeedsLook = "needs_look" // some die uncertain or the counts do not fit
+	ReadError     = "error"      // no image, or the reader failed
+)
+
+// Metrics are one table's metrics.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	events         *prometheus.CounterVec
+	reveals        prometheus.Counter
+	rejected       *prometheus.CounterVec
+	games          prometheus.Counter
+	reads          *prometheus.CounterVec
+	readSeconds    prometheus.Histogram
+	uncertainDice  prometheus.Counter
+	uncertainReads prometheus.Counter
+	lastEventSeq   prometheus.Gauge
+}
+
+// New returns the metrics of table, registered in a registry of their own
+// along with the Go runtime's and the process's collectors.
+func New(table string) *Metrics {
+	reg := prometheus.NewRegistry()
+	labels := prometheus.Labels{"table": table}
+	m := &Metrics{
+		reg: reg,
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "events_total",
+			Help: "Events the referee published, by type (RECORD.md).", ConstLabels: labels}, []string{"type"}),
+		reveals: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "reveals_total",
+			Help: "Reveals accepted (revealed events).", ConstLabels: labels}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "rejected_total",
+			Help: "Inputs refused, by reason (RECORD.md).", ConstLabels: labels}, []string{"reason"}),
+		games: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "games_total",
+			Help: "Games (rounds in endurance) finished.", ConstLabels: labels}),
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "reads_total",
+			Help: "Camera reads of a reveal, by result: ok, needs_look or error.", ConstLabels: labels}, []string{"result"}),
+		readSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: Namespace, Name: "read_seconds",
+			Help:        "Time to capture and read the dice of a reveal.",
+			Buckets:     []float64{0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10},
+			ConstLabels: labels}),
+		uncertainReads: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "uncertain_reads_total",
+			Help: "Reads that needed a look (a die read without confidence, or counts that do not fit).", ConstLabels: labels}),
+		uncertainDice: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "uncertain_dice_total",
+			Help: "Dice the camera could not read with confidence.", ConstLabels: labels}),
+		lastEventSeq: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "last_event_seq",
+			Help: "The seq of the last event published.", ConstLabels: labels}),
+	}
+	reg.MustRegister(m.events, m.reveals, m.rejected, m.games, m.reads, m.readSeconds, m.uncertainReads, m.uncertainDice, m.lastEventSeq,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry returns the registry, for more collectors.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Event counts one event the referee published.
+func (m *Metrics) Event(e engine.Event) {
+	if m == nil || e == nil {
+		return
+	}
+	h := e.Head()
+	m.events.WithLabelValues(h.Type).Inc()
+	m.lastEventSeq.Set(float64(h.Seq))
+	switch ev := e.(type) {
+	case *engine.Revealed:
+		m.reveals.Inc()
+	case *engine.Rejected:
+		m.rejected.WithLabelValues(string(ev.Reason)).Inc()
+	case *engine.GameOver:
+		m.games.Inc()
+	}
+}
+
+// Events counts the events of one input.
+func (m *Metrics) Events(evs []engine.Event) {
+	for _, e := range evs {
+		m.Event(e)
+	}
+}
+
+// Rejected counts an input refused outside the engine (a bad command on
+// MQTT the engine never saw, a busy queue), by reason.
+func (m *Metrics) Rejected(reason string) {
+	if m == nil {
+		return
+	}
+	m.rejected.WithLabelValues(reason).Inc()
+}
+
+// Read records one camera read of a reveal: how long it took, its result
+// (ReadOK, ReadNeedsLook, ReadError) and how many dice were uncertain.
+func (m *Metrics) Read(took time.Duration, result string, uncertainDice int) {
+	if m == nil {
+		return
+	}
+	m.readSeconds.Observe(took.Seconds())
+	m.reads.WithLabelValues(result).Inc()
+	if result == ReadNeedsLook {
+		m.uncertainReads.Inc()
+	}
+	if uncertainDice > 0 {
+		m.uncertainDice.Add(float64(uncertainDice))
+	}
+}
+
+// QueueDepth reports the MQTT client's queue (messages not yet
+// acknowledged by the broker) through pending, read at each scrape, e.g.
+// (*mqtt.Client).Pending.
+func (m *Metrics) QueueDepth(pending func() int) {
+	if m == nil || pending == nil {
+		return
+	}
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "mqtt_queue_depth",
+		Help: "MQTT messages queued and not yet acknowledged by the broker."}, func() float64 { return float64(pending()) }))
+}
+
+// Handler serves the metrics in Prometheus's exposition format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}

@@ -1,0 +1,222 @@
+package mqtt
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+
+	mochi "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
+)
+
+// MaxPacketBytes is the largest MQTT packet the embedded broker takes.
+const MaxPacketBytes = 4 << 20
+
+// BrokerOptions configure the embedded broker.
+type BrokerOptions struct {
+	// TCP is the MQTT listener's address (127.0.0.1:1883); port 0 picks a
+	// free one.
+	TCP string
+	// WebSocket is the listener for browsers (127.0.0.1:1884); "" for none.
+	WebSocket string
+	// Users may publish commands when the broker is exposed (a listener
+	// not on loopback): name to password.
+	Users  map[string]string
+	Prefix string
+	Table  string
+	Logger *slog.Logger
+}
+
+// Broker is the embedded broker (mochi-mqtt). On loopback anyone may
+// connect and publish commands; when a listener is exposed beyond loopback,
+// anyone may still connect and read, but only authenticated users may
+// publish commands, and only the referee may publish the table's outputs.
+type Broker struct {
+	srv      *mochi.Server
+	tcpAddr  string
+	wsAddr   string
+	exposed  bool
+	referee  string // the referee's own user when exposed
+	password string
+}
+
+// StartBroker starts the embedded broker and returns once it listens.
+func StartBroker(opts BrokerOptions) (*Broker, error) {
+	if opts.TCP == "" {
+		opts.TCP = "127.0.0.1:1883"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	// mochi reports every client that hangs up as a warning; only its
+	// errors are the table's business.
+	opts.Logger = slog.New(minLevel{opts.Logger.Handler(), slog.LevelError})
+	if !ValidTable(opts.Table) {
+		return nil, fmt.Errorf("mqtt: table id %q is not 1 to 64 letters, digits, - or _", opts.Table)
+	}
+	exposed := !loopback(opts.TCP) || (opts.WebSocket != "" && !loopback(opts.WebSocket))
+	if exposed && len(opts.Users) == 0 {
+		return nil, errors.New("mqtt: the embedded broker listens beyond loopback but no users are configured to send commands")
+	}
+	b := &Broker{exposed: exposed}
+	if exposed {
+		b.referee = "liarsd-referee"
+		var pw [16]byte
+		if _, err := crand.Read(pw[:]); err != nil {
+			return nil, fmt.Errorf("mqtt: %w", err)
+		}
+		b.password = hex.EncodeToString(pw[:])
+	}
+	caps := mochi.NewDefaultServerCapabilities()
+	// Retained state and discovery configs must not expire (mochi's default
+	// is 24 h): a dashboard that connects next week still sees the table.
+	caps.MaximumMessageExpiryInterval = 0
+	// A command is a line of a few hundred bytes; a client sending more
+	// than this is disconnected by the broker itself.
+	caps.MaximumPacketSize = MaxPacketBytes
+	srv := mochi.New(&mochi.Options{
+		InlineClient: false,
+		Logger:       opts.Logger,
+		Capabilities: caps,
+	})
+	topics := TopicsFor(opts.Prefix, opts.Table)
+	hook := &accessHook{exposed: exposed, users: opts.Users, referee: b.referee, refereePW: b.password,
+		tablePrefix: strings.TrimSuffix(topics.Cmd, "cmd"), cmd: topics.Cmd}
+	if err := srv.AddHook(hook, nil); err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
+	}
+	tcpLn, err := net.Listen("tcp", opts.TCP)
+	if err != nil {
+		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+	}
+	b.tcpAddr = tcpLn.Addr().String()
+	tcpLn.Close() // mochi listens itself; the port was free a moment ago
+	if err := srv.AddListener(listeners.NewTCP(listeners.Config{ID: "tcp", Address: b.tcpAddr})); err != nil {
+		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+	}
+	if opts.WebSocket != "" {
+		wsLn, err := net.Listen("tcp", opts.WebSocket)
+		if err != nil {
+			return nil, fmt.Errorf("mqtt: embedded broker websocket: %w", err)
+		}
+		b.wsAddr = wsLn.Addr().String()
+		wsLn.Close()
+		if err := srv.AddListener(listeners.NewWebsocket(listeners.Config{ID: "ws", Address: b.wsAddr})); err != nil {
+			return nil, fmt.Errorf("mqtt: embedded broker websocket: %w", err)
+		}
+	}
+	if err := srv.Serve(); err != nil {
+		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+	}
+	b.srv = srv
+	return b, nil
+}
+
+// URL is the broker's MQTT address for clients on this machine.
+func (b *Broker) URL() string { return "tcp://" + b.tcpAddr }
+
+// WebSocketURL is the address for browsers, or "".
+func (b *Broker) WebSocketURL() string {
+	if b.wsAddr == "" {
+		return ""
+	}
+	return "ws://" + b.wsAddr
+}
+
+// Credentials are what the referee's own client logs in with ("" when
+// the broker is on loopback and needs none).
+func (b *Broker) Credentials() (user, password string) { return b.referee, b.password }
+
+// Close stops the broker.
+func (b *Broker) Close() error { return b.srv.Close() }
+
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// accessHook decides who may connect and publish.
+type accessHook struct {
+	mochi.HookBase
+	exposed     bool
+	users       map[string]string
+	referee     string
+	refereePW   string
+	tablePrefix string // prefix/table/
+	cmd         string
+}
+
+func (h *accessHook) ID() string { return "liarsd-access" }
+
+func (h *accessHook) Provides(b byte) bool {
+	return bytes.Contains([]byte{mochi.OnConnectAuthenticate, mochi.OnACLCheck}, []byte{b})
+}
+
+// OnConnectAuthenticate lets anyone in without a name, and a named client
+// only with its password.
+func (h *accessHook) OnConnectAuthenticate(cl *mochi.Client, pk packets.Packet) bool {
+	user := string(pk.Connect.Username)
+	if user == "" {
+		return true
+	}
+	if !h.exposed {
+		return true
+	}
+	want, ok := h.users[user]
+	if user == h.referee {
+		want, ok = h.refereePW, true
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(want), pk.Connect.Password) == 1
+}
+
+// OnACLCheck: reading is open; when exposed, commands need a user and the
+// table's other topics are the referee's alone.
+func (h *accessHook) OnACLCheck(cl *mochi.Client, topic string, write bool) bool {
+	if !write || !h.exposed {
+		return true
+	}
+	user := string(cl.Properties.Username)
+	switch {
+	case user == h.referee && user != "":
+		return true
+	case topic == h.cmd:
+		return user != ""
+	case strings.HasPrefix(topic, h.tablePrefix):
+		return false
+	}
+	return user != ""
+}
+
+// minLevel drops records below a level.
+type minLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= m.level && m.Handler.Enabled(ctx, l)
+}
+
+func (m minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(attrs), m.level}
+}
+
+func (m minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{m.Handler.WithGroup(name), m.level}
+}

@@ -1,0 +1,570 @@
+// Package mqtt carries a referee's outputs to an MQTT broker and its
+// commands back (MQTT.md), and runs the embedded broker a table uses when
+// none is configured.
+//
+// Client publishes with paho at QoS 1 under a fixed client id with a
+// persistent session and a file store, one message in flight at a time so
+// that events reach subscribers in seq order whatever happens to the
+// connection. It remembers (in a watermark file) the last event the broker
+// acknowledged; after a restart the referee replays its journal and hands
+// every event to Client again, and Client publishes those above the
+// watermark.
+package mqtt
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+// DefaultPrefix is the topics' first level.
+const DefaultPrefix = "liarsdice"
+
+// Topics are a table's topics.
+type Topics struct {
+	Status, State, Events, Cmd, Reply, Vision string
+}
+
+// TopicsFor returns the topics of table under prefix.
+func TopicsFor(prefix, table string) Topics {
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	base := prefix + "/" + table + "/"
+	return Topics{
+		Status: base + "status", State: base + "state", Events: base + "events",
+		Cmd: base + "cmd", Reply: base + "reply", Vision: base + "vision",
+	}
+}
+
+var tableID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidTable reports whether id is a table id: letters, digits, - and _.
+func ValidTable(id string) bool { return tableID.MatchString(id) }
+
+// Options configure a Client.
+type Options struct {
+	// Broker is the broker's URL: tcp://host:1883, ssl://host:8883,
+	// ws://host:port/path, wss://...
+	Broker   string
+	Username string
+	Password string
+	// CAFile is a PEM file of the broker's certificate authority (for ssl
+	// and wss); empty uses the system's.
+	CAFile string
+	// InsecureSkipVerify skips checking the broker's certificate (testing
+	// only).
+	InsecureSkipVerify bool
+	Prefix             string
+	Table              string
+	// ClientID defaults to liarsd-TABLE. It must stay the same across
+	// restarts: the broker keeps the session under it.
+	ClientID string
+	// StoreDir holds paho's message store and the watermark file.
+	StoreDir string
+	// OnCommand is called with each payload of the cmd topic, in order,
+	// from paho's goroutine; it must not block (nor publish and wait).
+	// redelivered says the broker sent it before (its DUP flag). The
+	// broker's acknowledgement waits for ack, so that a command taken but
+	// not yet answered when the daemon dies is delivered again at restart;
+	// ack may be called from any goroutine and may block briefly.
+	OnCommand func(payload []byte, redelivered bool, ack func())
+	Logger    *slog.Logger
+	// RetryInterval is the wait between attempts while the broker is away
+	// (500 ms).
+	RetryInterval time.Duration
+}
+
+func hashOf(payload []byte) string {
+	sum := sha256.Sum256(payload)
+	return hex.EncodeToString(sum[:12])
+}
+
+type message struct {
+	topic    string
+	payload  []byte
+	retained bool
+	seq      int // events only
+	kind     string
+}
+
+// Client publishes a referee's outputs. It implements referee.Publisher.
+type Client struct {
+	opts   Options
+	topics Topics
+	log    *slog.Logger
+	cli    paho.Client
+
+	mu        sync.Mutex
+	queue     []message
+	wake      chan struct{}
+	closed    bool
+	watermark int    // last event acknowledged
+	markHash  string // hash of that event
+	saved     int    // watermark on disk
+	acked     chan struct{}
+
+	// A watermark read from disk holds until the replayed event of its seq
+	// is seen to be the same event: a journal that was replaced does not
+	// hide its events. Events up to it wait in held meanwhile.
+	checking bool
+	held     []message
+
+	// The connection as the handlers saw it: epoch changes at every
+	// connection and every loss.
+	epoch int
+	up    bool
+	upAt  time.Time
+
+	stop      chan struct{}
+	done      chan struct{}
+	stopOnce  sync.Once
+	ready     chan struct{}
+	readyOnce sync.Once
+}
+
+// watermarkFile is the watermark's form on disk: the last event the
+// broker acknowledged and a hash of it.
+type watermarkFile struct {
+	Seq  int    `json:"seq"`
+	Hash string `json:"hash"`
+}
+
+// Dial connects to the broker (retrying in the background while it is
+// away) and starts publishing. Publish calls made before the connection
+// are queued.
+func Dial(opts Options) (*Client, error) {
+	if opts.Broker == "" {
+		return nil, errors.New("mqtt: no broker URL")
+	}
+	if !ValidTable(opts.Table) {
+		return nil, fmt.Errorf("mqtt: table id %q is not 1 to 64 letters, digits, - or _", opts.Table)
+	}
+	if opts.StoreDir == "" {
+		return nil, errors.New("mqtt: no store directory")
+	}
+	if opts.ClientID == "" {
+		opts.ClientID = "liarsd-" + opts.Table
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.RetryInterval <= 0 {
+		opts.RetryInterval = 500 * time.Millisecond
+	}
+	if err := os.MkdirAll(filepath.Join(opts.StoreDir, "paho"), 0o755); err != nil {
+		return nil, fmt.Errorf("mqtt: store: %w", err)
+	}
+	c := &Client{
+		opts: opts, topics: TopicsFor(opts.Prefix, opts.Table),
+		log:  opts.Logger.With("broker", opts.Broker),
+		wake: make(chan struct{}, 1), acked: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{}), ready: make(chan struct{}),
+	}
+	c.watermark, c.markHash = c.loadWatermark()
+	c.saved = c.watermark
+	c.checking = c.watermark > 0
+
+	po := paho.NewClientOptions().
+		AddBroker(opts.Broker).
+		SetClientID(opts.ClientID).
+		SetCleanSession(false).
+		SetStore(paho.NewFileStore(filepath.Join(opts.StoreDir, "paho"))).
+		SetAutoReconnect(true).
+		SetConnectRetry(true).
+		SetConnectRetryInterval(opts.RetryInterval).
+		SetMaxReconnectInterval(2*time.Second).
+		SetConnectTimeout(5*time.Second).
+		SetKeepAlive(10*time.Second).
+		// Commands must reach the referee in the order they were sent;
+		// OnCommand never blocks (Submit only queues), so the ordered
+		// handler cannot deadlock paho.
+		SetOrderMatters(true).
+		SetAutoAckDisabled(true).
+		SetBinaryWill(c.topics.Status, []byte("offline"), 1, true).
+		SetOnConnectHandler(c.onConnect).
+		SetConnectionLostHandler(func(_ paho.Client, err error) {
+			c.log.Warn("mqtt: connection lost; reconnecting", "err", err)
+			c.mu.Lock()
+			c.epoch++
+			c.up = false
+			c.mu.Unlock()
+		})
+	if opts.Username != "" {
+		po.SetUsername(opts.Username)
+		po.SetPassword(opts.Password)
+	}
+	if opts.CAFile != "" || opts.InsecureSkipVerify {
+		tc := &tls.Config{InsecureSkipVerify: opts.InsecureSkipVerify} //nolint:gosec // an explicit setting
+		if opts.CAFile != "" {
+			pem, err := os.ReadFile(opts.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("mqtt: CA file: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("mqtt: CA file %s holds no PEM certificate", opts.CAFile)
+			}
+			tc.RootCAs = pool
+		}
+		po.SetTLSConfig(tc)
+	}
+	c.cli = paho.NewClient(po)
+	c.cli.Connect() // with ConnectRetry it keeps trying in the background
+	go c.send()
+	return c, nil
+}
+
+// Ready is closed once the client has connected and subscribed to
+// commands for the first time.
+func (c *Client) Ready() <-chan struct{} { return c.ready }
+
+// Topics returns the client's topics.
+func (c *Client) Topics() Topics { return c.topics }
+
+// onConnect announces the table and (re)subscribes to commands. It runs on
+// paho's goroutine, so it waits for nothing.
+func (c *Client) onConnect(cl paho.Client) {
+	c.log.Info("mqtt: connected")
+	c.mu.Lock()
+	c.epoch++
+	c.up, c.upAt = true, time.Now()
+	c.mu.Unlock()
+	c.enqueueFront(message{topic: c.topics.Status, payload: []byte("online"), retained: true, kind: "status"})
+	if c.opts.OnCommand != nil {
+		tok := cl.Subscribe(c.topics.Cmd, 1, func(_ paho.Client, m paho.Message) {
+			c.opts.OnCommand(m.Payload(), m.Duplicate(), m.Ack)
+		})
+		go func() {
+			if tok.Wait() && tok.Error() == nil {
+				c.readyOnce.Do(func() { close(c.ready) })
+			}
+		}()
+	} else {
+		c.readyOnce.Do(func() { close(c.ready) })
+	}
+
+}
+
+// Event queues an event. Events at or below the watermark were delivered
+// before a restart and are skipped.
+func (c *Client) Event(seq int, payload []byte) {
+	m := message{topic: c.topics.Events, payload: payload, seq: seq, kind: "event"}
+	c.mu.Lock()
+	if c.checking {
+		switch {
+		case seq < c.watermark:
+			c.held = append(c.held, m)
+			c.mu.Unlock()
+			return
+		case seq == c.watermark && hashOf(payload) == c.markHash:
+			// The same event as before the restart: the watermark holds.
+			c.checking, c.held = false, nil
+			c.mu.Unlock()
+			return
+		default:
+			c.dropWatermarkLocked()
+		}
+	}
+	skip := seq <= c.watermark
+	c.mu.Unlock()
+	if skip {
+		return
+	}
+	c.enqueue(m)
+}
+
+// dropWatermarkLocked forgets a watermark that does not match the
+// replayed journal and queues the events held back; c.mu is held.
+func (c *Client) dropWatermarkLocked() {
+	c.log.Warn("mqtt: the watermark does not match the journal; publishing every event again", "watermark", c.watermark)
+	c.checking = false
+	c.watermark, c.markHash, c.saved = 0, "", -1
+	if !c.closed {
+		c.queue = append(c.queue, c.held...)
+	}
+	c.held = nil
+}
+
+// State queues the retained state; a state still waiting is replaced, at
+// the end of the queue so that it follows its events.
+func (c *Client) State(payload []byte) {
+	c.mu.Lock()
+	if c.checking {
+		// The replay is over (the referee publishes the state after it)
+		// and never reached the watermark: the journal is another one.
+		c.dropWatermarkLocked()
+	}
+	for i := range c.queue {
+		if i > 0 && c.queue[i].kind == "state" { // queue[0] may be in flight
+			c.queue = append(c.queue[:i], c.queue[i+1:]...)
+			break
+		}
+	}
+	c.mu.Unlock()
+	c.enqueue(message{topic: c.topics.State, payload: payload, retained: true, kind: "state"})
+}
+
+// Reply queues a reply to a command.
+func (c *Client) Reply(payload []byte) {
+	c.enqueue(message{topic: c.topics.Reply, payload: payload, kind: "reply"})
+}
+
+// Vision queues a message of the camera's doubts.
+func (c *Client) Vision(payload []byte) {
+	c.enqueue(message{topic: c.topics.Vision, payload: payload, kind: "vision"})
+}
+
+// Publish queues any other message (Home Assistant discovery, ...).
+func (c *Client) Publish(topic string, payload []byte, retained bool) {
+	c.enqueue(message{topic: topic, payload: payload, retained: retained, kind: "other"})
+}
+
+func (c *Client) enqueue(m message) {
+	c.mu.Lock()
+	if !c.closed {
+		c.queue = append(c.queue, m)
+	}
+	c.mu.Unlock()
+	c.poke()
+}
+
+func (c *Client) enqueueFront(m message) {
+	c.mu.Lock()
+	if !c.closed {
+		// Behind the message in flight, if any: it keeps its place.
+		at := 0
+		if len(c.queue) > 0 {
+			at = 1
+		}
+		c.queue = append(c.queue[:at], append([]message{m}, c.queue[at:]...)...)
+	}
+	c.mu.Unlock()
+	c.poke()
+}
+
+func (c *Client) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Watermark returns the seq of the last event the broker acknowledged.
+func (c *Client) Watermark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watermark
+}
+
+// Pending returns the number of messages not yet acknowledged.
+func (c *Client) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
+}
+
+// send publishes the queue's head, waits for its acknowledgement, and so
+// on. One message in flight keeps the order through reconnections.
+func (c *Client) send() {
+	defer close(c.done)
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			if c.watermark != c.saved {
+				c.saveWatermarkLocked()
+			}
+			c.mu.Unlock()
+			select {
+			case <-c.wake:
+				continue
+			case <-c.stop:
+				return
+			}
+		}
+		m := c.queue[0]
+		c.mu.Unlock()
+		if !c.publish(m) {
+			return
+		}
+		c.mu.Lock()
+		c.queue = c.queue[1:]
+		if m.seq > c.watermark {
+			c.watermark, c.markHash = m.seq, hashOf(m.payload)
+			// Saving every event costs a file write each; every 16 and when
+			// the queue drains is plenty, since a stale watermark only
+			// repeats events (QoS 1 allows it).
+			if c.watermark-c.saved >= 16 {
+				c.saveWatermarkLocked()
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case c.acked <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// settle is how long after a connection the client waits before
+// publishing: paho resends the messages of its store then (resume), and a
+// publish racing with that could be overtaken or take a stored message's
+// packet id.
+const settle = 200 * time.Millisecond
+
+// publish sends m until the broker acknowledges it; false when stopped.
+//
+// A paho token is only trusted when no (re)connection happened while it
+// was pending: on reconnection paho resends the message from its store
+// under a new token and completes the old one without an acknowledgement.
+// So a token completed across a connection change means "publish again"
+// (a repeat is allowed, a loss or a reordering is not), as does a message
+// connected for ackTimeout without an acknowledgement.
+func (c *Client) publish(m message) bool {
+	const ackTimeout = 10 * time.Second
+	for {
+		epoch, ok := c.waitConnected()
+		if !ok {
+			return false
+		}
+		tok := c.cli.Publish(m.topic, 1, m.retained, m.payload)
+		waited := time.Duration(0)
+		for !tok.WaitTimeout(c.opts.RetryInterval / 5) {
+			select {
+			case <-c.stop:
+				return false
+			default:
+			}
+			now, connected := c.connection()
+			if now != epoch {
+				break
+			}
+			if connected {
+				waited += c.opts.RetryInterval / 5
+				if waited >= ackTimeout {
+					c.log.Warn("mqtt: no acknowledgement; publishing again", "topic", m.topic, "seq", m.seq)
+					break
+				}
+			}
+		}
+		select {
+		case <-tok.Done():
+			if now, _ := c.connection(); now == epoch && tok.Error() == nil {
+				return true
+			}
+			if tok.Error() != nil {
+				c.log.Warn("mqtt: publish failed; retrying", "topic", m.topic, "seq", m.seq, "err", tok.Error())
+			}
+		default:
+		}
+	}
+}
+
+// connection returns the connection's epoch (it changes at every
+// connection and every loss) and whether it is up.
+func (c *Client) connection() (epoch int, up bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.epoch, c.up
+}
+
+// waitConnected waits until the connection is up and settled; false when
+// stopped.
+func (c *Client) waitConnected() (int, bool) {
+	for {
+		c.mu.Lock()
+		epoch, up, since := c.epoch, c.up, time.Since(c.upAt)
+		c.mu.Unlock()
+		if up && since >= settle {
+			return epoch, true
+		}
+		wait := 20 * time.Millisecond
+		if up {
+			wait = settle - since
+		}
+		select {
+		case <-c.stop:
+			return 0, false
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (c *Client) watermarkPath() string { return filepath.Join(c.opts.StoreDir, "watermark.json") }
+
+func (c *Client) loadWatermark() (int, string) {
+	b, err := os.ReadFile(c.watermarkPath())
+	if err != nil {
+		return 0, ""
+	}
+	var w watermarkFile
+	if json.Unmarshal(b, &w) != nil || w.Seq < 0 || w.Hash == "" {
+		return 0, ""
+	}
+	return w.Seq, w.Hash
+}
+
+// saveWatermarkLocked writes the watermark atomically; c.mu is held.
+func (c *Client) saveWatermarkLocked() {
+	b, _ := json.Marshal(watermarkFile{Seq: c.watermark, Hash: c.markHash})
+	tmp := c.watermarkPath() + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		c.log.Warn("mqtt: saving the watermark", "err", err)
+		return
+	}
+	if err := os.Rename(tmp, c.watermarkPath()); err != nil {
+		c.log.Warn("mqtt: saving the watermark", "err", err)
+		return
+	}
+	c.saved = c.watermark
+}
+
+// Flush waits until every queued message is acknowledged or ctx is done.
+func (c *Client) Flush(ctx context.Context) error {
+	for {
+		if c.Pending() == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("mqtt: %d messages not delivered: %w", c.Pending(), ctx.Err())
+		case <-c.acked:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Close delivers what is queued (until ctx is done), says offline, and
+// disconnects.
+func (c *Client) Close(ctx context.Context) error {
+	err := c.Flush(ctx)
+	c.enqueue(message{topic: c.topics.Status, payload: []byte("offline"), retained: true, kind: "status"})
+	if err == nil {
+		_ = c.Flush(ctx)
+	}
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.stopOnce.Do(func() { close(c.stop) })
+	<-c.done
+	c.mu.Lock()
+	if c.watermark != c.saved {
+		c.saveWatermarkLocked()
+	}
+	c.mu.Unlock()
+	c.cli.Disconnect(250)
+	return err
+}

@@ -1,0 +1,466 @@
+package referee
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/referee/journal"
+)
+
+// MaxCommandBytes is the longest input the referee takes; a longer one is
+// refused as bad_input without being parsed.
+const MaxCommandBytes = 64 << 10
+
+// DefaultRetryCapture is how long the referee waits before capturing again
+// when a read needs a look.
+const DefaultRetryCapture = 2 * time.Second
+
+// Sources of inputs, as logs and observers name them.
+const (
+	SourceMQTT     = "mqtt"
+	SourceButtons  = "buttons"
+	SourceCamera   = "camera"
+	SourceOperator = "operator"
+	SourceSeat     = "seat" // a computer seat, "seat:NAME"
+)
+
+// ErrBusy is returned by Submit when the input queue is full.
+var ErrBusy = errors.New("referee: busy, the input queue is full")
+
+// ErrStopped is returned by Submit after Run has returned.
+var ErrStopped = errors.New("referee: stopped")
+
+// Config is what a Referee is made of. Publisher and Journal are required;
+// the rest may be left out.
+type Config struct {
+	// Table is the table's id (MQTT topics, logs).
+	Table     string
+	Journal   *journal.Journal
+	Publisher Publisher
+	// Board shows the game on the LEDs; nil for none.
+	Board Board
+	// Camera, Reader and Zones read a reveal after a call. Without a
+	// camera, reveals come from commands (an operator, a scoreboard app).
+	Camera Camera
+	Reader Reader
+	Zones  Zones
+	// RetryCapture is the wait before capturing again after a read that
+	// needs a look (DefaultRetryCapture).
+	RetryCapture time.Duration
+	Clock        Clock
+	Logger       *slog.Logger
+	// Observe, when set, is called from the referee's goroutine after each
+	// accepted input. It must not block.
+	Observe func(Change)
+	// NewSeed gives the seed of a new_game that names none (crypto/rand).
+	NewSeed func() int64
+	// QueueLen is the input queue's length (256).
+	QueueLen int
+	// Computers are the seats the referee plays (they show as computer in
+	// the state).
+	Computers []string
+	// NewGame is the table's usual new_game line: a new_game that names no
+	// rules or seats takes them (and the options) from it.
+	NewGame []byte
+}
+
+// Referee runs one table. Make it with New, run it with Run, and feed it
+// with Submit from any goroutine.
+type Referee struct {
+	cfg    Config
+	log    *slog.Logger
+	table  *engine.Table
+	lines  [][]byte // the journal's lines, all accepted
+	replay []engine.Event
+
+	inputs   chan input
+	internal chan func()
+	done     chan struct{}
+	ctx      context.Context
+
+	status    Status
+	statusErr string
+	last      *engine.Resolved
+
+	// applied remembers the ids of recent accepted commands (from the
+	// journal too), so that a command the broker delivers again after a
+	// crash is answered, not applied twice.
+	applied      map[string]int
+	appliedOrder []string
+	capture      captureState
+}
+
+type input struct {
+	line        []byte
+	source      string
+	redelivered bool
+	reply       func(Reply)
+	at          time.Time
+}
+
+type captureState struct {
+	running bool
+	version int // len(lines) when the read started
+	attempt int
+	forHand int // version of the call that the attempts count for
+	doubt   bool
+	stop    func() bool
+}
+
+// New returns a referee whose table has replayed journaled, the lines of
+// its journal (as journal.Open returns them). Replay regenerates the same
+// events with the same seq; Run hands them to the Publisher first, which
+// skips those already delivered.
+func New(cfg Config, journaled [][]byte) (*Referee, error) {
+	if cfg.Journal == nil {
+		return nil, errors.New("referee: no journal")
+	}
+	if cfg.Publisher == nil {
+		return nil, errors.New("referee: no publisher")
+	}
+	if cfg.Camera != nil && (cfg.Reader == nil || cfg.Zones == nil) {
+		return nil, errors.New("referee: a camera needs a reader and seat zones")
+	}
+	if cfg.RetryCapture <= 0 {
+		cfg.RetryCapture = DefaultRetryCapture
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.NewSeed == nil {
+		cfg.NewSeed = randomSeed
+	}
+	if cfg.QueueLen <= 0 {
+		cfg.QueueLen = 256
+	}
+	r := &Referee{
+		cfg:      cfg,
+		log:      cfg.Logger.With("table", cfg.Table),
+		table:    engine.NewTable(),
+		inputs:   make(chan input, cfg.QueueLen),
+		internal: make(chan func(), 16),
+		done:     make(chan struct{}),
+		status:   StatusReady,
+		applied:  map[string]int{},
+	}
+	for i, line := range journaled {
+		evs, err := record.Apply(r.table, line)
+		if err != nil {
+			// The journal holds accepted lines only; a refusal means the
+			// file was edited or the engine changed. Skipping keeps every
+			// other line's events.
+			r.log.Error("referee: a journal line is refused on replay; skipped", "line", i+1, "err", err)
+			continue
+		}
+		r.lines = append(r.lines, line)
+		r.replay = append(r.replay, evs...)
+		r.remember(line, r.table.Seq())
+	}
+	if len(journaled) > 0 {
+		r.log.Info("referee: journal replayed", "lines", len(r.lines), "seq", r.table.Seq())
+	}
+	return r, nil
+}
+
+func randomSeed() int64 {
+	var b [8]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return time.Now().UnixNano()
+	}
+	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+}
+
+// Submit queues a record line (optionally with an "id") from source;
+// reply, when not nil, is called from the referee's goroutine with the
+// answer. It never blocks: a full queue gives ErrBusy.
+func (r *Referee) Submit(line []byte, source string, reply func(Reply)) error {
+	return r.submit(input{line: line, source: source, reply: reply})
+}
+
+// SubmitCommand queues an MQTT command. redelivered says the broker sent
+// it before (a crash came between taking it and acknowledging it): when a
+// command with the same id was accepted already, it is answered as then
+// and not applied again.
+func (r *Referee) SubmitCommand(payload []byte, redelivered bool, reply func(Reply)) error {
+	return r.submit(input{line: payload, source: SourceMQTT, redelivered: redelivered, reply: reply})
+}
+
+func (r *Referee) submit(in input) error {
+	select {
+	case <-r.done:
+		return ErrStopped
+	default:
+	}
+	in.at = r.cfg.Clock.Now()
+	select {
+	case r.inputs <- in:
+		return nil
+	default:
+		return ErrBusy
+	}
+}
+
+// Do submits a line and waits for its reply.
+func (r *Referee) Do(ctx context.Context, line []byte, source string) (Reply, error) {
+	ch := make(chan Reply, 1)
+	if err := r.Submit(line, source, func(rep Reply) { ch <- rep }); err != nil {
+		return Reply{}, err
+	}
+	select {
+	case rep := <-ch:
+		return rep, nil
+	case <-r.done:
+		return Reply{}, ErrStopped
+	case <-ctx.Done():
+		return Reply{}, ctx.Err()
+	}
+}
+
+// Run referees until ctx is done. It first publishes the events replayed
+// from the journal and the state, then takes inputs one at a time.
+func (r *Referee) Run(ctx context.Context) error {
+	r.ctx = ctx
+	defer close(r.done)
+	defer func() {
+		if r.capture.stop != nil {
+			r.capture.stop()
+		}
+	}()
+	for _, e := range r.replay {
+		r.publishEvent(e)
+	}
+	r.replay = nil
+	snap := r.table.Snapshot()
+	r.refreshBoard(snap)
+	r.updateStatus()
+	r.publishState()
+	r.maybeCapture()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case in := <-r.inputs:
+			r.handle(in)
+		case f := <-r.internal:
+			f()
+		}
+	}
+}
+
+// post runs f on the referee's goroutine; it gives up when Run is over.
+func (r *Referee) post(f func()) {
+	select {
+	case r.internal <- f:
+	case <-r.done:
+	case <-r.ctx.Done():
+	}
+}
+
+// handle takes one input: it answers it and, when accepted, journals it
+// and publishes its effects.
+func (r *Referee) handle(in input) {
+	if in.redelivered {
+		id, _ := splitCommand(in.line)
+		if seq, ok := r.applied[string(id)]; ok && string(id) != "null" {
+			r.log.Info("referee: a redelivered command was applied before; answered, not applied again", "id", string(id))
+			if in.reply != nil {
+				in.reply(Reply{ID: id, OK: true, Seq: seq})
+			}
+			return
+		}
+	}
+	rep := r.apply(in.line, in.source)
+	if in.reply != nil {
+		in.reply(rep)
+	}
+}
+
+func (r *Referee) apply(payload []byte, source string) Reply {
+	if len(payload) > MaxCommandBytes {
+		r.log.Warn("referee: input refused", "source", source, "reason", engine.BadInput, "bytes", len(payload))
+		return Reply{ID: json.RawMessage("null"), Reason: engine.BadInput, Seq: r.table.Seq(),
+			Message: fmt.Sprintf("the command is %d bytes, longer than %d", len(payload), MaxCommandBytes)}
+	}
+	id, line := splitCommand(payload)
+	rep := Reply{ID: id}
+	a, err := record.Decode(line)
+	if err == nil && a.Type == engine.ActNewGame {
+		line = withDefaults(line, r.cfg.NewGame)
+		if seeded, added := withSeed(line, r.cfg.NewSeed()); added {
+			line = seeded
+		}
+		a, err = record.Decode(line)
+	}
+	var evs []engine.Event
+	if err == nil {
+		evs, err = r.table.Apply(a)
+	}
+	if err != nil {
+		var rej *engine.Rejection
+		if !errors.As(err, &rej) {
+			rej = &engine.Rejection{Reason: engine.BadInput, Message: err.Error()}
+		}
+		rep.Reason, rep.Message, rep.Seq = rej.Reason, rej.Message, r.table.Seq()
+		if source == SourceCamera {
+			// A misread's faces are not a reveal: keep them out of the log.
+			r.log.Info("referee: input refused", "source", source, "type", a.Type, "reason", rej.Reason)
+		} else {
+			r.log.Info("referee: input refused", "source", source, "type", a.Type, "reason", rej.Reason, "message", rej.Message)
+		}
+		return rep
+	}
+	journaled := withID(line, id)
+	if err := r.cfg.Journal.Append(journaled); err != nil {
+		// The table moved on but the input is not durable: rebuild the
+		// table from the journal's lines so that nothing unjournaled is
+		// ever published.
+		r.log.Error("referee: journal append failed; the input is dropped", "source", source, "err", err)
+		r.rebuild()
+		r.statusErr = err.Error()
+		r.updateStatus()
+		r.publishState()
+		rep.Reason, rep.Message, rep.Seq = "journal_error", "the referee could not record the input: "+err.Error(), r.table.Seq()
+		return rep
+	}
+	r.statusErr = ""
+	r.lines = append(r.lines, journaled)
+	r.remember(journaled, r.table.Seq())
+	r.log.Info("referee: input accepted", "source", source, "line", string(line), "seq", r.table.Seq())
+	for _, e := range evs {
+		r.publishEvent(e)
+	}
+	snap := r.table.Snapshot()
+	r.showOnBoard(a, evs, snap)
+	r.updateStatus()
+	r.publishState()
+	if r.cfg.Observe != nil {
+		r.cfg.Observe(Change{Line: line, Source: source, Events: evs, Snapshot: snap})
+	}
+	r.maybeCapture()
+	rep.OK, rep.Seq = true, r.table.Seq()
+	return rep
+}
+
+// maxRemembered bounds the ids of accepted commands kept for redeliveries.
+const maxRemembered = 4096
+
+// remember notes the id of an accepted line, if it has one.
+func (r *Referee) remember(line []byte, seq int) {
+	id, _ := splitCommand(line)
+	key := string(id)
+	if key == "null" {
+		return
+	}
+	if _, ok := r.applied[key]; !ok {
+		r.appliedOrder = append(r.appliedOrder, key)
+	}
+	r.applied[key] = seq
+	if len(r.appliedOrder) > maxRemembered {
+		delete(r.applied, r.appliedOrder[0])
+		r.appliedOrder = r.appliedOrder[1:]
+	}
+}
+
+// rebuild replays the accepted lines through a fresh table.
+func (r *Referee) rebuild() {
+	t := engine.NewTable()
+	for _, line := range r.lines {
+		_, _ = record.Apply(t, line)
+	}
+	r.table = t
+}
+
+func (r *Referee) publishEvent(e engine.Event) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		r.log.Error("referee: marshalling an event", "err", err)
+		return
+	}
+	r.cfg.Publisher.Event(e.Head().Seq, b)
+	r.logEvent(e)
+	switch e := e.(type) {
+	case *engine.Resolved:
+		r.last = e
+	case *engine.HandStarted:
+		if e.Game == 1 && e.Hand == 1 {
+			r.last = nil
+		}
+	}
+}
+
+// stateMessage is the retained state: the engine's snapshot with the
+// table's id and status.
+type stateMessage struct {
+	engine.Snapshot
+	Table  string `json:"table"`
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Last is the last resolution, for dashboards.
+	Last *engine.Resolved `json:"last,omitempty"`
+}
+
+func (r *Referee) publishState() {
+	snap := r.table.Snapshot()
+	for i := range snap.Seats {
+		if slices.Contains(r.cfg.Computers, snap.Seats[i].Name) {
+			snap.Seats[i].Computer = true
+		}
+	}
+	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last})
+	if err != nil {
+		r.log.Error("referee: marshalling the state", "err", err)
+		return
+	}
+	r.cfg.Publisher.State(b)
+}
+
+// updateStatus works out the status from the phase and the camera, and
+// shows it.
+func (r *Referee) updateStatus() {
+	s := StatusReady
+	switch {
+	case r.statusErr != "":
+		s = StatusError
+	case r.table.Snapshot().Phase == engine.PhaseReveal:
+		switch {
+		case r.cfg.Camera == nil:
+			s = StatusWaitingReveal
+		case r.capture.doubt && r.capture.forHand == len(r.lines):
+			s = StatusNeedsLook
+		default:
+			s = StatusReading
+		}
+	}
+	r.setStatus(s)
+}
+
+func (r *Referee) setStatus(s Status) {
+	if s == r.status {
+		return
+	}
+	r.log.Info("referee: status", "status", string(s))
+	r.status = s
+	if r.cfg.Board != nil {
+		if err := r.cfg.Board.SetStatus(s); err != nil {
+			r.log.Warn("referee: board status", "err", err)
+		}
+	}
+}
+
+// logEvent writes a line for people; it holds nothing that is not public.
+func (r *Referee) logEvent(e engine.Event) {
+	b, _ := json.Marshal(e)
+	r.log.Debug("referee: event", "event", string(b))
+}

@@ -1,0 +1,480 @@
+package referee_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/journal"
+)
+
+// recorder keeps what the referee publishes, in order.
+type recorder struct {
+	mu     sync.Mutex
+	events [][]byte
+	seqs   []int
+	states [][]byte
+	replys [][]byte
+	vision [][]byte
+	notify chan struct{}
+}
+
+func newRecorder() *recorder { return &recorder{notify: make(chan struct{}, 1)} }
+
+func (r *recorder) poke() {
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (r *recorder) Event(seq int, b []byte) {
+	r.mu.Lock()
+	r.events = append(r.events, b)
+	r.seqs = append(r.seqs, seq)
+	r.mu.Unlock()
+	r.poke()
+}
+func (r *recorder) State(b []byte) {
+	r.mu.Lock()
+	r.states = append(r.states, b)
+	r.mu.Unlock()
+	r.poke()
+}
+func (r *recorder) Reply(b []byte) {
+	r.mu.Lock()
+	r.replys = append(r.replys, b)
+	r.mu.Unlock()
+	r.poke()
+}
+func (r *recorder) Vision(b []byte) {
+	r.mu.Lock()
+	r.vision = append(r.vision, b)
+	r.mu.Unlock()
+	r.poke()
+}
+
+func (r *recorder) eventLines() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	for _, e := range r.events {
+		b.Write(e)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (r *recorder) lastState(t *testing.T) map[string]any {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.states) == 0 {
+		t.Fatal("no state published")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(r.states[len(r.states)-1], &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// waitFor polls cond until it holds or fails after 20 s.
+func (r *recorder) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond() {
+		select {
+		case <-r.notify:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+type harness struct {
+	ref     *referee.Referee
+	rec     *recorder
+	journal string
+	cancel  context.CancelFunc
+	done    chan struct{}
+	logs    *bytes.Buffer
+}
+
+// start runs a referee over the journal at path (replaying what it holds).
+func start(t *testing.T, path string, cfg referee.Config) *harness {
+	t.Helper()
+	j, lines, _, err := journal.Open(path, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{rec: newRecorder(), journal: path, done: make(chan struct{}), logs: &bytes.Buffer{}}
+	cfg.Journal = j
+	cfg.Publisher = h.rec
+	cfg.Table = "t1"
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(&syncWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	h.ref, err = referee.New(cfg, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	go func() {
+		defer close(h.done)
+		_ = h.ref.Run(ctx)
+		j.Close()
+	}()
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *harness) stop() {
+	h.cancel()
+	<-h.done
+}
+
+func (h *harness) do(t *testing.T, line string) referee.Reply {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	rep, err := h.ref.Do(ctx, []byte(line), referee.SourceMQTT)
+	if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return rep
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func adjudicate(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	if err := record.Adjudicate(f, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// The example of RECORD.md, sent as commands with ids.
+var exampleGame = []struct {
+	line   string
+	ok     bool
+	reason engine.Reason
+}{
+	{`{"id":1,"type":"new_game","rules":"common-hand","seats":["ann","bob","cy"],"first":"ann","seed":5}`, true, ""},
+	{`{"id":"b1","type":"bid","seat":"ann","quantity":2,"face":3}`, true, ""},
+	{`{"id":3,"type":"bid","seat":"bob","quantity":2,"face":2}`, false, engine.BidNotHigher},
+	{`{"type":"challenge","seat":"bob"}`, true, ""},
+	{`{"id":{"n":5},"type":"reveal","dice":{"ann":[3,3,1,2,5],"bob":[6,6,4,2,1],"cy":[5,5,4,4,2]}}`, true, ""},
+}
+
+func TestWholeGameFromCommands(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{})
+	ids := []string{`1`, `"b1"`, `3`, `null`, `{"n":5}`}
+	for i, step := range exampleGame {
+		rep := h.do(t, step.line)
+		if rep.OK != step.ok || rep.Reason != step.reason {
+			t.Errorf("%s: got ok %v reason %q (%s); want ok %v reason %q", step.line, rep.OK, rep.Reason, rep.Message, step.ok, step.reason)
+		}
+		if string(rep.ID) != ids[i] {
+			t.Errorf("%s: got id %s; want %s", step.line, rep.ID, ids[i])
+		}
+	}
+	h.stop()
+	want := `{"type":"hand_started","seq":1,"game":1,"hand":1,"opener":"ann","dice":{"ann":5,"bob":5,"cy":5}}
+{"type":"revealed","seq":2,"dice":{"ann":[3,3,1,2,5],"bob":[6,6,4,2,1],"cy":[5,5,4,4,2]}}
+{"type":"resolved","seq":3,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":3},"count":2,"dice":{"bob":-1},"out":[]}
+{"type":"hand_started","seq":4,"game":1,"hand":2,"opener":"bob","dice":{"ann":5,"bob":4,"cy":5}}
+`
+	if got := h.rec.eventLines(); got != want {
+		t.Errorf("published events:\n%s\nwant:\n%s", got, want)
+	}
+	// The journal holds the accepted lines only (with their ids, last),
+	// and adjudicating it gives exactly the published events.
+	data, _ := os.ReadFile(path)
+	wantJournal := `{"type":"new_game","rules":"common-hand","seats":["ann","bob","cy"],"first":"ann","seed":5,"id":1}
+{"type":"bid","seat":"ann","quantity":2,"face":3,"id":"b1"}
+{"type":"challenge","seat":"bob"}
+{"type":"reveal","dice":{"ann":[3,3,1,2,5],"bob":[6,6,4,2,1],"cy":[5,5,4,4,2]},"id":{"n":5}}
+`
+	if string(data) != wantJournal {
+		t.Errorf("journal:\n%s\nwant:\n%s", data, wantJournal)
+	}
+	if got := adjudicate(t, path); got != want {
+		t.Errorf("adjudicate(journal):\n%s\nwant:\n%s", got, want)
+	}
+	st := h.rec.lastState(t)
+	if st["phase"] != "bidding" || st["seq"] != float64(4) || st["table"] != "t1" || st["status"] != "ready" {
+		t.Errorf("state: got %v", st)
+	}
+}
+
+func TestNewGameWithoutSeedIsJournaledWithOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{NewSeed: func() int64 { return 424242 }})
+	if rep := h.do(t, `{"type":"new_game","rules":"tavern","seats":["ann","bob","cy"]}`); !rep.OK {
+		t.Fatalf("new_game refused: %+v", rep)
+	}
+	h.stop()
+	data, _ := os.ReadFile(path)
+	if got, want := string(data), `{"type":"new_game","rules":"tavern","seats":["ann","bob","cy"],"seed":424242}`+"\n"; got != want {
+		t.Errorf("journal: got %s; want %s", got, want)
+	}
+	if got, want := adjudicate(t, path), h.rec.eventLines(); got != want {
+		t.Errorf("replay differs: got %s; want %s", got, want)
+	}
+}
+
+func TestNewGameTakesTheTablesDefaults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{NewGame: []byte(`{"type":"new_game","rules":"classic","seats":["a","b"],"options":{"ante":3}}`)})
+	if rep := h.do(t, `{"type":"new_game","first":"b","seed":1}`); !rep.OK {
+		t.Fatalf("new_game refused: %+v", rep)
+	}
+	if rep := h.do(t, `{"type":"new_game","rules":"tavern","seed":1}`); !rep.OK {
+		t.Fatalf("new_game with rules refused: %+v", rep)
+	}
+	h.stop()
+	data, _ := os.ReadFile(path)
+	want := `{"type":"new_game","first":"b","seed":1,"rules":"classic","seats":["a","b"],"options":{"ante":3}}
+{"type":"new_game","rules":"tavern","seed":1,"seats":["a","b"]}
+`
+	if string(data) != want {
+		t.Errorf("journal:\n%s\nwant:\n%s", data, want)
+	}
+}
+
+func TestBadCommandsChangeNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{})
+	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"first":"ann","seed":9}`)
+	h.rec.waitFor(t, "the first state", func() bool { h.rec.mu.Lock(); defer h.rec.mu.Unlock(); return len(h.rec.states) >= 2 })
+	before, _ := os.ReadFile(path)
+	h.rec.mu.Lock()
+	events, states := len(h.rec.events), len(h.rec.states)
+	h.rec.mu.Unlock()
+
+	huge := `{"type":"bid","seat":"ann","quantity":1,"face":2,"pad":"` + strings.Repeat("x", referee.MaxCommandBytes) + `"}`
+	cases := []struct {
+		line   string
+		reason engine.Reason
+	}{
+		{`not json`, engine.BadInput},
+		{`{"type":"bid","seat":"ann"`, engine.BadInput},
+		{`{"id":7,"type":"teleport","seat":"ann"}`, engine.BadInput},
+		{`{"type":"bid","seat":"ann","quantity":"two","face":3}`, engine.BadInput},
+		{`[1,2,3]`, engine.BadInput},
+		{`{"type":"bid","seat":"zed","quantity":1,"face":3}`, engine.UnknownSeat},
+		{`{"type":"bid","seat":"bob","quantity":1,"face":3}`, engine.NotYourTurn},
+		{`{"type":"challenge","seat":"ann"}`, engine.NoBidToCall},
+		{`{"type":"reveal","dice":{"ann":[1,2,3,4,5],"bob":[1,2,3,4,5]}}`, engine.NotNow},
+		{`{"type":"spot_on","seat":"ann"}`, engine.NotAllowed},
+		{`{"type":"bid","seat":"ann","quantity":99,"face":3}`, engine.BadBid},
+		{`{"type":"new_game","rules":"poker","seats":["a","b"]}`, engine.UnknownRules},
+		{`{"type":"new_game","rules":"star-board","seats":["a","a"]}`, engine.BadSeats},
+		{huge, engine.BadInput},
+		{"{\"type\":\"bid\",\n\"seat\":\"ann\",\"quantity\":1,\"face\":2,\"seed\":\"x\"}\n{}", engine.BadInput},
+	}
+	for _, c := range cases {
+		rep := h.do(t, c.line)
+		if rep.OK || rep.Reason != c.reason || rep.Message == "" {
+			name := c.line
+			if len(name) > 60 {
+				name = name[:60] + "..."
+			}
+			t.Errorf("%s: got ok %v reason %q message %q; want reason %q", name, rep.OK, rep.Reason, rep.Message, c.reason)
+		}
+		if rep.Seq != 1 {
+			t.Errorf("%.40s: reply seq %d; want 1", c.line, rep.Seq)
+		}
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Errorf("the journal changed:\n%s\nwas:\n%s", after, before)
+	}
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	if len(h.rec.events) != events || len(h.rec.states) != states {
+		t.Errorf("refused commands published: events %d -> %d, states %d -> %d", events, len(h.rec.events), states, len(h.rec.states))
+	}
+	// A multi-line command that is otherwise good is journaled on one line.
+	h.rec.mu.Unlock()
+	if rep := h.do(t, "{\"type\":\"bid\",\n \"seat\":\"ann\",\n \"quantity\":1,\"face\":2}"); !rep.OK {
+		t.Errorf("a command spread over lines refused: %+v", rep)
+	}
+	h.rec.mu.Lock()
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "\n"); n != 2 {
+		t.Errorf("journal has %d lines; want 2:\n%s", n, data)
+	}
+}
+
+func TestRestartReplaysTheJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{})
+	for _, step := range exampleGame[:4] {
+		h.do(t, step.line)
+	}
+	h.stop()
+	first := h.rec.eventLines()
+
+	// A restart publishes the same events, same seq, then carries on.
+	h2 := start(t, path, referee.Config{})
+	h2.rec.waitFor(t, "replayed events and the state", func() bool {
+		h2.rec.mu.Lock()
+		states := len(h2.rec.states)
+		h2.rec.mu.Unlock()
+		return h2.rec.eventLines() == first && states > 0
+	})
+	st := h2.rec.lastState(t)
+	if st["phase"] != "reveal" || st["status"] != string(referee.StatusWaitingReveal) {
+		t.Errorf("after restart: phase %v, status %v; want reveal, waiting for reveal", st["phase"], st["status"])
+	}
+	if rep := h2.do(t, exampleGame[4].line); !rep.OK || rep.Seq != 4 {
+		t.Errorf("reveal after restart: %+v; want ok with seq 4", rep)
+	}
+	h2.stop()
+	if got, want := h2.rec.eventLines(), adjudicate(t, path); got != want {
+		t.Errorf("after restart, published:\n%s\nadjudicated:\n%s", got, want)
+	}
+	for i, s := range h2.rec.seqs {
+		if s != i+1 {
+			t.Fatalf("seqs %v are not 1, 2, 3, ...", h2.rec.seqs)
+		}
+	}
+}
+
+func TestAJournalThatFailsDropsTheInput(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t1.journal")
+	j, lines, _, err := journal.Open(path, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder()
+	ref, err := referee.New(referee.Config{Journal: j, Publisher: rec, Table: "t1",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = ref.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	rep, _ := ref.Do(ctx, []byte(`{"type":"new_game","rules":"kids","seats":["a","b"],"first":"a","seed":1}`), "test")
+	if !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	j.Close() // the disk goes away
+	rep, _ = ref.Do(ctx, []byte(`{"type":"bid","seat":"a","quantity":1,"face":3}`), "test")
+	if rep.OK || rep.Reason != "journal_error" {
+		t.Errorf("bid with a broken journal: %+v; want journal_error", rep)
+	}
+	rec.waitFor(t, "an error state", func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return bytes.Contains(rec.states[len(rec.states)-1], []byte(`"status":"error"`))
+	})
+	st := rec.lastState(t)
+	if st["turn"] != "a" || st["bid"] != nil {
+		t.Errorf("the unjournaled bid shows in the state: %v", st)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.events) != 1 {
+		t.Errorf("published %d events; want only the hand_started", len(rec.events))
+	}
+}
+
+func ExampleReferee_Do() {
+	dir, _ := os.MkdirTemp("", "liarsd-example-")
+	defer os.RemoveAll(dir)
+	j, lines, _, _ := journal.Open(filepath.Join(dir, "home.journal"), journal.Options{})
+	defer j.Close()
+	pub := newRecorder()
+	ref, _ := referee.New(referee.Config{Table: "home", Journal: j, Publisher: pub,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, lines)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = ref.Run(ctx) }()
+	rep, _ := ref.Do(ctx, []byte(`{"id":1,"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`), referee.SourceOperator)
+	fmt.Println(rep.OK, rep.Seq)
+	rep, _ = ref.Do(ctx, []byte(`{"id":2,"type":"bid","seat":"bob","quantity":1,"face":6}`), referee.SourceOperator)
+	fmt.Println(rep.OK, rep.Reason)
+	cancel()
+	<-done
+	fmt.Print(pub.eventLines())
+	// Output:
+	// true 1
+	// false not_your_turn
+	// {"type":"hand_started","seq":1,"game":1,"hand":1,"opener":"ann","dice":{"ann":5,"bob":5}}
+}
+
+// A command the broker delivers again after a crash (its DUP flag) is
+// answered, not applied twice, also after a restart.
+func TestRedeliveredCommandIsNotAppliedTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{})
+	submit := func(h *harness, line string, redelivered bool) referee.Reply {
+		ch := make(chan referee.Reply, 1)
+		if err := h.ref.SubmitCommand([]byte(line), redelivered, func(r referee.Reply) { ch <- r }); err != nil {
+			t.Fatal(err)
+		}
+		return <-ch
+	}
+	newGame := `{"id":"g1","type":"new_game","rules":"tavern","seats":["ann","bob"],"first":"ann"}`
+	if rep := submit(h, newGame, false); !rep.OK || rep.Seq != 1 {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	bid := `{"id":"b1","type":"bid","seat":"ann","quantity":1,"face":2}`
+	if rep := submit(h, bid, false); !rep.OK {
+		t.Fatalf("bid: %+v", rep)
+	}
+	if rep := submit(h, newGame, true); !rep.OK || rep.Seq != 1 {
+		t.Errorf("redelivered new_game: %+v; want ok with its seq", rep)
+	}
+	h.stop()
+	h2 := start(t, path, referee.Config{})
+	if rep := submit(h2, bid, true); !rep.OK {
+		t.Errorf("redelivered bid after a restart: %+v", rep)
+	}
+	// A redelivered command that was never applied is applied.
+	if rep := submit(h2, `{"id":"b2","type":"bid","seat":"bob","quantity":2,"face":2}`, true); !rep.OK {
+		t.Errorf("redelivered new command: %+v", rep)
+	}
+	h2.stop()
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "\n"); n != 3 {
+		t.Errorf("journal has %d lines; want 3:\n%s", n, data)
+	}
+}

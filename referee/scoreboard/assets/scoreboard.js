@@ -1,0 +1,357 @@
+// scoreboard.js: one table, live. The retained state topic draws the
+// seats, the turn and the bid; the events topic brings the reveals and
+// results; the status topic says when the table is offline. The journal's
+// history (api/history) fills in what happened before the page opened.
+(function () {
+  'use strict';
+  var D = window.LiarsDraw, O = window.LiarsOdds, L = window.LiarsLive, el = D.el;
+
+  var S = {
+    cfg: null, table: '', state: null, status: '', conn: 'connecting',
+    items: [], maxSeq: 0, pendingReveal: null, lastResult: null, winner: null, local: false
+  };
+  var $ = function (id) { return document.getElementById(id); };
+
+  var PHASES = {
+    idle: 'waiting for a game', opening: 'opening roll', bidding: 'bidding',
+    reveal: 'reveal \u2013 reading the dice', game_over: 'game over'
+  };
+
+  function star() { return !!(S.state && S.state.star_die); }
+  function rules() { return S.state || { sides: 6 }; }
+
+  function render() {
+    renderHeader();
+    renderSeats();
+    renderBid();
+    renderResult();
+    renderHistory();
+  }
+
+  function renderHeader() {
+    $('table-name').textContent = S.table;
+    var st = S.state, meta = $('meta');
+    meta.textContent = '';
+    if (st && st.rules) {
+      meta.appendChild(el('span', 'rules', st.rules));
+      meta.appendChild(el('span', 'gh', 'game ' + st.game + ' \u00b7 hand ' + st.hand));
+      meta.appendChild(el('span', 'phase', PHASES[st.phase] || st.phase));
+      // The referee's own status: reading the dice, a read that needs a
+      // look, an error.
+      if (st.status && st.status !== 'ready' && st.status !== 'waiting for reveal') {
+        var rs = el('span', 'ref-status ref-' + String(st.status).replace(/[^a-z]+/g, '-'), st.status);
+        rs.setAttribute('data-status', st.status);
+        meta.appendChild(rs);
+      }
+      if (st.pot !== undefined && st.pot !== null) meta.appendChild(el('span', 'pot', 'pot ' + st.pot));
+      if (st.stake !== undefined && st.stake !== null) meta.appendChild(el('span', 'stake', 'stake ' + st.stake));
+      if (st.running_pot) meta.appendChild(el('span', 'pot', 'running pot ' + st.running_pot));
+    } else if (st) {
+      meta.appendChild(el('span', 'phase', PHASES.idle));
+    }
+    var look = $('look');
+    look.hidden = !(st && st.status === 'needs a look' && S.look && S.look.message);
+    if (!look.hidden) look.textContent = 'The camera needs a look: ' + S.look.message;
+    var off = S.status === 'offline';
+    $('offline').hidden = !off;
+    document.body.classList.toggle('table-offline', off);
+    var w = $('winner');
+    w.hidden = !(st && st.phase === 'game_over' && S.winner);
+    if (!w.hidden) w.textContent = S.winner + ' wins!';
+  }
+
+  function renderSeats() {
+    var box = $('seats'), st = S.state;
+    box.textContent = '';
+    if (!st) return;
+    var bidder = st.bid ? st.bid.seat : null, caller = st.call ? st.call.caller : null;
+    (st.seats || []).forEach(function (s) {
+      var card = el('div', 'seat');
+      card.setAttribute('data-seat', s.name);
+      card.setAttribute('data-dice', String(s.dice));
+      if (st.turn === s.name) { card.classList.add('turn'); card.setAttribute('data-turn', '1'); }
+      if (s.out || s.left) card.classList.add('out');
+      var head = el('div', 'seat-head');
+      head.appendChild(el('span', 'name', s.name));
+      if (s.computer) head.appendChild(el('span', 'badge computer', 'computer'));
+      if (st.turn === s.name) head.appendChild(el('span', 'badge turn-badge', 'to play'));
+      if (bidder === s.name) head.appendChild(el('span', 'badge bidder', 'bid'));
+      if (caller === s.name) head.appendChild(el('span', 'badge caller', st.call.call === 'spot_on' ? 'spot on!' : 'liar!'));
+      if (s.left) head.appendChild(el('span', 'badge', 'left'));
+      else if (s.out) head.appendChild(el('span', 'badge', 'out'));
+      card.appendChild(head);
+      var row = el('div', 'seat-dice');
+      row.appendChild(el('span', 'count', s.dice));
+      var dice = el('div', 'dice');
+      var shown = s.shown || [];
+      shown.forEach(function (f) { dice.appendChild(D.die(f, { star: star(), shown: true })); });
+      for (var i = shown.length; i < s.dice; i++) dice.appendChild(D.die(0));
+      row.appendChild(dice);
+      card.appendChild(row);
+      var foot = el('div', 'seat-foot');
+      if (s.chips !== undefined && s.chips !== null) foot.appendChild(el('span', 'chips', s.chips + ' chips'));
+      if (st.wins && st.wins[s.name] !== undefined) foot.appendChild(el('span', 'wins', st.wins[s.name] + ' won'));
+      if (foot.childNodes.length) card.appendChild(foot);
+      box.appendChild(card);
+    });
+  }
+
+  function renderBid() {
+    var st = S.state, bid = $('bid'), chance = $('chance'), trackBox = $('track');
+    bid.textContent = ''; chance.textContent = ''; trackBox.textContent = '';
+    bid.removeAttribute('data-quantity'); bid.removeAttribute('data-face');
+    if (!st) return;
+    var total = O.inPlay(st).reduce(function (n, s) { return n + s.dice; }, 0);
+    trackBox.appendChild(D.track(total, st.bid, star()));
+    if (!st.bid) {
+      bid.appendChild(el('span', 'none', st.phase === 'bidding' ? (st.turn ? st.turn + ' opens the bidding' : 'no bid yet') : 'no bid'));
+      return;
+    }
+    bid.setAttribute('data-quantity', String(st.bid.quantity));
+    bid.setAttribute('data-face', String(st.bid.face));
+    bid.appendChild(el('span', 'q', st.bid.quantity));
+    bid.appendChild(el('span', 'x', '\u00d7'));
+    bid.appendChild(D.die(st.bid.face, { star: star() }));
+    bid.appendChild(el('span', 'who', st.bid.seat + ': ' + D.bidWords(st.bid.quantity, st.bid.face, star())));
+    var c = O.bidChance(st);
+    if (c) {
+      chance.setAttribute('data-chance', c.chance.toFixed(6));
+      chance.appendChild(el('span', 'big', O.percent(c.chance)));
+      chance.appendChild(el('span', 'small', ' chance the bid is true (exactly: ' + O.percent(c.exactly) + '), with ' +
+        c.hidden + ' hidden dice' + (c.known ? ' and ' + c.known + ' shown that count' : '')));
+    }
+  }
+
+  function renderResult() {
+    var box = $('result'), r = S.lastResult;
+    box.textContent = '';
+    box.removeAttribute('data-count');
+    if (!r && S.state && S.state.last && S.state.last.call !== 'fold' && S.state.last.bid) {
+      // Opened after the reveal: the referee's state still says what the
+      // last call found, without the dice.
+      r = { resolved: S.state.last, dice: null, shown: {}, rules: S.state };
+    }
+    if (!r) { box.appendChild(el('p', 'none', 'no reveal yet')); return; }
+    var ev = r.resolved, st = r.rules, isStar = !!st.star_die;
+    box.setAttribute('data-count', String(ev.count));
+    box.setAttribute('data-seq', String(ev.seq));
+    var call = ev.call === 'spot_on' ? 'called spot on' : 'challenged';
+    var head = el('p', 'result-head');
+    head.textContent = ev.caller + ' ' + call + ' ' + ev.bidder + '\u2019s ' + D.bidWords(ev.bid.quantity, ev.bid.face, isStar) +
+      ': there ' + (ev.count === 1 ? 'was ' : 'were ') + ev.count + '.';
+    box.appendChild(head);
+    var changes = Object.keys(ev.dice || {}).map(function (k) {
+      var d = ev.dice[k];
+      return k + ' ' + (d > 0 ? '+' : '\u2212') + Math.abs(d) + (Math.abs(d) === 1 ? ' die' : ' dice');
+    });
+    if (ev.out && ev.out.length) changes.push(ev.out.join(', ') + ' out');
+    if (ev.payout) Object.keys(ev.payout).forEach(function (k) { changes.push(k + ' takes ' + ev.payout[k] + ' chips'); });
+    if (changes.length) box.appendChild(el('p', 'result-changes', changes.join(' \u00b7 ')));
+    if (!r.dice) return;
+    var grid = el('div', 'reveal');
+    Object.keys(r.dice).forEach(function (seat) {
+      var row = el('div', 'reveal-seat');
+      row.setAttribute('data-seat', seat);
+      row.appendChild(el('span', 'name', seat));
+      var dice = el('div', 'dice');
+      r.dice[seat].forEach(function (f) { dice.appendChild(D.die(f, { star: isStar, hit: O.matches(ev.bid.face, f, st) })); });
+      row.appendChild(dice);
+      grid.appendChild(row);
+    });
+    box.appendChild(grid);
+    var oc = O.outcomeChance(ev.bid, ev.count, r.dice, r.shown, st);
+    var how = el('p', 'result-chance');
+    how.setAttribute('data-chance', oc.chance.toFixed(6));
+    how.textContent = 'How likely: ' + O.percent(oc.chance) + ' for ' + (oc.direction === 'at_least' ? ev.count + ' or more' : ev.count + ' or fewer') +
+      ' (about ' + oc.expected.toFixed(1) + ' expected)';
+    box.appendChild(how);
+  }
+
+  function itemText(it) {
+    var isStar = star();
+    switch (it.type) {
+      case 'hand_started': return 'Hand ' + it.hand + (it.game > 1 ? ' (round ' + it.game + ')' : '') + ': ' + it.opener + ' opens';
+      case 'bid': return it.seat + ' bids ' + D.bidWords(it.quantity, it.face, isStar) + (it.stake ? ' (stake ' + it.stake + ')' : '');
+      case 'show': return it.seat + ' shows ' + (it.shown || []).length + ' dice';
+      case 'challenge': return it.seat + ' calls liar';
+      case 'spot_on': return it.seat + ' calls spot on';
+      case 'all_in': return it.seat + ' goes all in';
+      case 'fold': return it.seat + ' folds';
+      case 'leave': case 'left': return it.seat + ' leaves';
+      case 'folded': return it.seat + ' folded' + (it.out && it.out.length ? ' and is out' : '');
+      case 'revealed': return 'Reveal';
+      case 'resolved':
+        if (it.call === 'fold') return 'Hand ends by folds';
+        return 'There ' + (it.count === 1 ? 'was ' : 'were ') + it.count + ' \u2013 ' + Object.keys(it.dice || {}).map(function (k) {
+          return k + ' ' + (it.dice[k] > 0 ? '+' : '\u2212') + Math.abs(it.dice[k]);
+        }).join(', ') + (it.out && it.out.length ? '; out: ' + it.out.join(', ') : '');
+      case 'game_over': return it.winner + ' wins' + (it.pot ? ' the pot of ' + it.pot : '') + (it.game > 1 ? ' (round ' + it.game + ')' : '');
+      case 'match_over': return it.winner + ' wins the match';
+      case 'bluff_check': return it.seat + ' tries a bluff on ' + it.target + (it.success ? ': it works' : ': it fails');
+      case 'opening_roll': return 'Opening roll';
+      case 'rejected': return null;
+    }
+    return null;
+  }
+
+  function renderHistory() {
+    var list = $('history');
+    list.textContent = '';
+    S.items.slice(-60).reverse().forEach(function (it) {
+      var t = itemText(it);
+      if (!t) return;
+      var li = el('li', 'item item-' + it.type, t);
+      li.setAttribute('data-type', it.type);
+      if (it.type === 'revealed' && it.dice) {
+        var dice = el('span', 'dice small');
+        Object.keys(it.dice).forEach(function (k) {
+          it.dice[k].forEach(function (f) { dice.appendChild(D.die(f, { star: star() })); });
+        });
+        li.appendChild(dice);
+      }
+      list.appendChild(li);
+    });
+  }
+
+  function shownOf(st) {
+    var out = {};
+    ((st && st.seats) || []).forEach(function (s) { if (s.shown && s.shown.length) out[s.name] = s.shown.slice(); });
+    return out;
+  }
+
+  // takeEvent folds an event into the page; repeats (QoS 1) are dropped.
+  function takeEvent(ev, fromHistory) {
+    if (!ev || typeof ev.type !== 'string') return;
+    // Events come in seq order and are never lost; QoS 1 may repeat one,
+    // and seq tells a repeat.
+    if (ev.seq) {
+      if (ev.seq <= S.maxSeq) return;
+      S.maxSeq = ev.seq;
+    }
+    switch (ev.type) {
+      case 'hand_started':
+        if (ev.game === 1 && ev.hand === 1 && !fromHistory) { S.items = []; S.winner = null; }
+        break;
+      case 'revealed':
+        S.pendingReveal = { dice: ev.dice || {}, shown: ev.shown || shownOf(S.state) };
+        break;
+      case 'resolved':
+        if (ev.call !== 'fold' && S.pendingReveal && ev.bid && typeof ev.count === 'number') {
+          var r = S.state || S.histRules || {};
+          S.lastResult = {
+            resolved: ev, dice: S.pendingReveal.dice, shown: S.pendingReveal.shown,
+            rules: { sides: r.sides || 6, star_die: !!r.star_die, wild: !!r.wild }
+          };
+        }
+        S.pendingReveal = null;
+        break;
+      case 'game_over':
+      case 'match_over':
+        S.winner = ev.winner;
+        if (!fromHistory) loadRecords();
+        break;
+    }
+    S.items.push(ev);
+  }
+
+  function sameBid(a, b) {
+    return !!a && !!b && a.seat === b.seat && a.quantity === b.quantity && a.face === b.face;
+  }
+
+  // takeState draws a new state; a new bid or call becomes a history line.
+  function takeState(st) {
+    var prev = S.state;
+    if (typeof st.seq === 'number' && st.seq < S.maxSeq) {
+      // A table started afresh (a new journal): its seq begins again.
+      S.maxSeq = st.seq; S.items = []; S.lastResult = null; S.pendingReveal = null; S.winner = null;
+      prev = null;
+    }
+    if (prev && st.bid && !sameBid(prev.bid, st.bid)) {
+      S.items.push({ type: 'bid', seat: st.bid.seat, quantity: st.bid.quantity, face: st.bid.face, fromState: true });
+    }
+    if (prev && st.hand === prev.hand) {
+      (st.seats || []).forEach(function (seat) {
+        var before = (prev.seats || []).filter(function (x) { return x.name === seat.name; })[0];
+        var had = before && before.shown ? before.shown.length : 0;
+        if (seat.shown && seat.shown.length > had) S.items.push({ type: 'show', seat: seat.name, shown: seat.shown.slice(had), fromState: true });
+      });
+    }
+    if (prev && st.call && !prev.call) S.items.push({ type: st.call.call === 'spot_on' ? 'spot_on' : 'challenge', seat: st.call.caller, fromState: true });
+    S.state = st;
+    render();
+  }
+
+  function onMessage(topic, text) {
+    var base = S.cfg.prefix + '/' + S.table + '/';
+    if (topic === base + 'status') { S.status = text.trim(); renderHeader(); renderSeats(); return; }
+    if (topic === base + 'vision') {
+      // The camera's doubts while a reveal needs a look (no face in it).
+      try { S.look = JSON.parse(text); } catch (e) { S.look = null; }
+      renderHeader();
+      return;
+    }
+    if (topic === base + 'state' && text === '') { S.state = null; render(); return; } // retained state cleared
+    var v;
+    try { v = JSON.parse(text); } catch (e) { return; }
+    if (!v || typeof v !== 'object') return;
+    if (topic === base + 'state') takeState(v);
+    else if (topic === base + 'events') { takeEvent(v, false); render(); }
+  }
+
+  // loadHistory fills in the current game from the journal; live events
+  // that arrived meanwhile are kept when the journal does not have them.
+  function loadHistory() {
+    if (!S.local) return Promise.resolve();
+    return fetch('api/history', { cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (h) {
+      if (!h || !h.items) return;
+      S.histRules = h.dice;
+      var live = S.items;
+      S.items = []; S.maxSeq = 0;
+      h.items.forEach(function (it) {
+        if (it.seq) takeEvent(it, true); else S.items.push(it);
+      });
+      live.forEach(function (it) {
+        if (it.seq) takeEvent(it, false); else if (!it.fromState || !h.items.length) S.items.push(it);
+      });
+      if (h.game && h.game.finished && !S.winner) S.winner = h.game.winner;
+      render();
+    }).catch(function () {});
+  }
+
+  function loadRecords() {
+    var box = $('records');
+    if (!S.local) { $('records-panel').hidden = true; return; }
+    fetch('api/games', { cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (g) {
+      box.textContent = '';
+      var done = ((g && g.games) || []).filter(function (x) { return x.finished; }).reverse();
+      if (!done.length) { box.appendChild(el('li', 'none', 'no finished game yet')); return; }
+      done.slice(0, 20).forEach(function (x) {
+        var li = el('li', 'record');
+        var a = el('a', '', 'Game ' + x.number + ': ' + x.rules + ', ' + x.seats.join(', ') + ' \u2013 ' + x.winner + ' won');
+        a.href = 'api/games/' + x.number + '/record.jsonl';
+        a.setAttribute('download', S.table + '-game-' + x.number + '.jsonl');
+        li.appendChild(a);
+        box.appendChild(li);
+      });
+    }).catch(function () {});
+  }
+
+  L.loadConfig().then(function (cfg) {
+    S.cfg = cfg;
+    var q = new URLSearchParams(location.search);
+    S.table = q.get('table') || cfg.table;
+    S.local = !!cfg.journal && S.table === cfg.table;
+    document.title = S.table + ' \u00b7 Liar\u2019s Dice';
+    render();
+    loadRecords();
+    loadHistory();
+    var base = cfg.prefix + '/' + S.table + '/';
+    L.connect(L.brokerURL(cfg), [base + 'state', base + 'status', base + 'events', base + 'vision'], onMessage, function (c) {
+      S.conn = c;
+      L.showConn($('conn'), c);
+    });
+  }).catch(function (e) {
+    L.showConn($('conn'), 'unavailable');
+    $('conn').textContent = String(e);
+  });
+})();
