@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/liarsd/liarsd/vision"
 )
 
 // Version is the version of the calibration file this code writes. Files
@@ -49,9 +51,9 @@ type Dice struct {
 	// Body and Pips are the dice's colours, as RGB.
 	Body [][3]uint8 `json:"body,omitempty"`
 	Pips [][3]uint8 `json:"pips,omitempty"`
-	// StarTemplate is an image of the star face, relative to the file's
-	// folder.
-	StarTemplate string `json:"star_template,omitempty"`
+	// Templates are every face (the star's artwork among them) as the
+	// calibration roll showed them, six per kind of die.
+	Templates []vision.FaceTemplate `json:"templates,omitempty"`
 	// MinConfidence is the reader's threshold for this table.
 	MinConfidence float64 `json:"min_confidence,omitempty"`
 }

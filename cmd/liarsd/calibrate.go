@@ -21,7 +21,7 @@ import (
 func init() {
 	register(command{
 		name:    "calibrate",
-		summary: "measure the table: board, lens, background, seats, camera, leds, buttons (guided, or from --image)",
+		summary: "measure the table: board, lens, background, seats, dice, camera, leds, buttons; check (guided, or from --image)",
 		run:     runCalibrate,
 	})
 }
@@ -39,9 +39,11 @@ Steps (each writes the file only when it succeeds):
   lens        measure the lens's distortion from several views of the card
   background  keep an image of the empty board under this table's light
   seats       draw the seat zones (--layout round, rect, or taught with dice in front of each seat)
+  dice        learn the dice from a calibration roll: rows of six showing the star, 2, 3, 4, 5, 6
   camera      lock the camera's exposure, white balance and focus (V4L2)
   leds        walk the LED chain and confirm each LED (--hardware)
   buttons     press each seat's buttons when asked (--hardware)
+  check       read a test roll and say how well the table reads now (exit 1 when it needs attention)
 
 Without --image a step asks at the terminal and captures from --camera.
 `
@@ -64,6 +66,7 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	height := fs.Float64("height", 800, "seats, rect: the table's height, mm")
 	hwFile := fs.String("hardware", "", "leds, buttons: the board's hardware configuration (YAML)")
 	wait := fs.Duration("wait", 30*time.Second, "buttons: how long to wait for each press")
+	expect := fs.Int("expect", 0, "check: how many dice the test roll has (0: not said)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -104,7 +107,19 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return fail(fmt.Errorf("--card %q is not COLSxROWS@MM: %w", *card, err))
 	}
 	switch step := fs.Arg(0); step {
-	case "board", "lens", "background", "seats":
+	case "check":
+		if err := openCamera(); err != nil {
+			return fail(err)
+		}
+		rep, err := s.Check(*expect)
+		if err != nil {
+			return fail(err)
+		}
+		if !rep.Healthy() {
+			return 1
+		}
+		return 0 // check reads; it never writes the file
+	case "board", "lens", "background", "seats", "dice":
 		if step != "seats" || *layout == "taught" {
 			if err := openCamera(); err != nil {
 				return fail(err)
@@ -117,6 +132,8 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			err = s.Lens(c, *views)
 		case "background":
 			err = s.Background()
+		case "dice":
+			err = s.Dice()
 		case "seats":
 			l := calibration.Layout{Kind: *layout, Radius: *radius, Width: *width, Height: *height}
 			if _, perr := fmt.Sscanf(*centre, "%g,%g", &l.Centre.X, &l.Centre.Y); perr != nil {

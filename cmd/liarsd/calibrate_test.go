@@ -13,6 +13,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"github.com/liarsd/liarsd/calibration"
+	"github.com/liarsd/liarsd/vision/synth"
 )
 
 // writeCardImage saves an image of a 10x7-square chessboard card (9x6 inner
@@ -111,5 +112,36 @@ func TestCalibrateErrors(t *testing.T) {
 	os.WriteFile(file, []byte(`{"version":7}`), 0o644)
 	if code, _, errs := calibrate(t, "", "--file", file, "--layout", "round", "--seats", "a,b", "seats"); code != 1 || !strings.Contains(errs, "version 7") {
 		t.Errorf("a version 7 file: exit %d, %q; want a refusal naming the version", code, errs)
+	}
+}
+
+func TestCalibrateDiceAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cal.json")
+	roll := filepath.Join(dir, "roll.png")
+	// Six white dice with black pips, laid out star, 2, ..., 6.
+	scene := synth.Scene{Width: 800, Height: 300, DieSize: 48, Table: color.RGBA{50, 110, 60, 255}, Seed: 2}
+	for f := 1; f <= 6; f++ {
+		scene.Dice = append(scene.Dice, synth.Die{Face: f, One: synth.FilledStar, X: float64(100 + (f-1)*120), Y: 150,
+			Colour: color.RGBA{240, 240, 235, 255}, PipColour: color.RGBA{20, 20, 20, 255}, Rotation: float64(f * 7)})
+	}
+	img, _, err := synth.Render(scene)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocv.IMWrite(roll, img)
+	img.Close()
+	if code, out, errs := calibrate(t, "", "--file", file, "--image", roll, "dice"); code != 0 {
+		t.Fatalf("dice: exit %d\n%s%s", code, out, errs)
+	}
+	f, err := calibration.Load(file)
+	if err != nil || f.Dice == nil || len(f.Dice.Templates) != 6 {
+		t.Fatalf("after dice: %+v, %v; want six templates", f.Dice, err)
+	}
+	if code, out, _ := calibrate(t, "", "--file", file, "--image", roll, "--expect", "6", "check"); code != 0 || !strings.Contains(out, "ready") {
+		t.Fatalf("check of the roll: exit %d, %q; want ready", code, out)
+	}
+	if code, out, _ := calibrate(t, "", "--file", file, "--image", roll, "--expect", "9", "check"); code != 1 || !strings.Contains(out, "needs attention") {
+		t.Fatalf("check expecting 9 of 6 dice: exit %d, %q; want needs attention", code, out)
 	}
 }

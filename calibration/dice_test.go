@@ -1,0 +1,282 @@
+package calibration
+
+import (
+	"image"
+	"image/color"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision"
+	"github.com/liarsd/liarsd/vision/synth"
+)
+
+// ivory dice with dark red pips, and the house star: an anchor.
+var (
+	ivory   = color.RGBA{235, 228, 210, 255}
+	darkRed = color.RGBA{140, 20, 30, 255}
+)
+
+// drawHouseStar paints this table's star over die d (rendered showing a
+// plain 1): the pip is covered and an anchor drawn, turned with the die.
+// The reader does not know anchors.
+func drawHouseStar(img *gocv.Mat, d synth.Die, side float64) {
+	ink := color.RGBA{darkRed.B, darkRed.G, darkRed.R, 0} // gocv draws BGR
+	gocv.Circle(img, image.Pt(int(d.X), int(d.Y)), int(side*0.3), color.RGBA{ivory.B, ivory.G, ivory.R, 0}, -1)
+	a := d.Rotation * math.Pi / 180
+	p := func(u, v float64) image.Point {
+		return image.Pt(int(d.X+u*side*math.Cos(a)-v*side*math.Sin(a)), int(d.Y+u*side*math.Sin(a)+v*side*math.Cos(a)))
+	}
+	w := int(math.Max(2, side*0.06))
+	gocv.Line(img, p(0, -0.28), p(0, 0.26), ink, w)
+	gocv.Line(img, p(-0.14, -0.14), p(0.14, -0.14), ink, w)
+	gocv.Line(img, p(-0.2, 0.1), p(0, 0.26), ink, w)
+	gocv.Line(img, p(0.2, 0.1), p(0, 0.26), ink, w)
+}
+
+// houseTable renders dice (faces as given, 1 being the house star) at
+// known positions and returns the image and the faces, left to right, top
+// to bottom as placed.
+func houseTable(t testing.TB, faces []int, seed uint64, row bool) gocv.Mat {
+	img, _ := tableUnder(t, faces, seed, row, conditions{side: 44})
+	return img
+}
+
+// conditions are a table's light and dice: the dice's side (px), a
+// colour cast multiplying B, G, R (1 = none), and the camera's noise.
+type conditions struct {
+	side  float64
+	cast  [3]float64
+	noise float64
+	dim   bool
+}
+
+// tableUnder renders the table under the conditions and returns the image
+// and the dice as placed.
+func tableUnder(t testing.TB, faces []int, seed uint64, row bool, c conditions) (gocv.Mat, []synth.Die) {
+	t.Helper()
+	side := c.side
+	s := synth.Scene{Width: 960, Height: 540, DieSize: side, Table: color.RGBA{30, 70, 45, 255}, Seed: seed,
+		Light: synth.Lighting{Shadow: 0.3}, Noise: c.noise}
+	if c.dim {
+		s.Light = synth.Lighting{Shadow: 0.5, Gradient: 0.5, Angle: 30, Vignette: 0.45, Glare: 0.3}
+		s.Blur = 0.7
+	}
+	dice := make([]synth.Die, len(faces))
+	for i, f := range faces {
+		dice[i] = synth.Die{Face: f, Colour: ivory, PipColour: darkRed}
+	}
+	if row {
+		for i := range dice {
+			dice[i].X, dice[i].Y, dice[i].Rotation = 150+float64(i)*2.7*side, 270, float64(i*13%40)
+		}
+	} else if err := synth.Place(dice, synth.Rect{X: 40, Y: 40, W: 880, H: 460}, side, side/4, seed); err != nil {
+		t.Fatal(err)
+	}
+	s.Dice = dice
+	img, _, err := synth.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dice {
+		if d.Face == 1 {
+			drawHouseStar(&img, d, side)
+		}
+	}
+	if c.cast != [3]float64{} { // coloured, dimmer light
+		px := img.ToBytes()
+		for i := range px {
+			px[i] = uint8(math.Min(255, float64(px[i])*c.cast[i%3]))
+		}
+		cast, err := gocv.NewMatFromBytes(img.Rows(), img.Cols(), gocv.MatTypeCV8UC3, px)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img.Close()
+		img = cast
+	}
+	return img, dice
+}
+
+func TestDiceStepLearnsHouseStar(t *testing.T) {
+	dir := t.TempDir()
+	roll := houseTable(t, []int{1, 2, 3, 4, 5, 6}, 11, true)
+	rollPath := filepath.Join(dir, "roll.png")
+	gocv.IMWrite(rollPath, roll)
+	roll.Close()
+
+	f := &File{Version: Version}
+	s := &Session{File: f, Images: []string{rollPath}, Out: io.Discard}
+	if err := s.Dice(); err != nil {
+		t.Fatal(err)
+	}
+	if f.Dice == nil || len(f.Dice.Templates) != 6 || f.Dice.SizePx < 35 || f.Dice.SizePx > 50 {
+		t.Fatalf("after the dice step: %+v; want six face templates and a size near 44 px", f.Dice)
+	}
+	if b := f.Dice.Body[0]; b[0] < 180 || b[1] < 180 {
+		t.Errorf("body colour %v; want ivory", b)
+	}
+	if err := Save(filepath.Join(dir, "cal.json"), f); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(filepath.Join(dir, "cal.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A game on the same table: four house stars among other faces.
+	faces := []int{1, 3, 1, 6, 2, 1, 5, 4, 1, 2}
+	img := houseTable(t, faces, 23, false)
+	defer img.Close()
+	plain, err := vision.NewReader(vision.Options{}).Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calibrated, err := f.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := calibrated.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(dice []vision.Die) (stars, sure int) {
+		for _, d := range dice {
+			if !d.Uncertain {
+				sure++
+				if d.Star {
+					stars++
+				}
+			}
+		}
+		return
+	}
+	plainStars, _ := count(plain)
+	stars, sure := count(read)
+	t.Logf("uncalibrated: %d of 4 house stars read as stars; calibrated: %d, %d of %d dice confident", plainStars, stars, sure, len(read))
+	if plainStars >= 3 {
+		t.Fatalf("the uncalibrated reader reads %d of 4 anchors as stars: the test needs an artwork it does not know", plainStars)
+	}
+	if stars != 4 || sure != len(faces) || len(read) != len(faces) {
+		t.Fatalf("calibrated reader: %d stars, %d confident of %d found; want 4 stars and all %d confident", stars, sure, len(read), len(faces))
+	}
+	var got []int
+	for _, d := range read {
+		got = append(got, d.Face)
+	}
+	slices.Sort(got)
+	want := slices.Clone(faces)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("calibrated reader read faces %v; want %v", got, want)
+	}
+}
+
+func TestDiceStepNeedsRowsOfSix(t *testing.T) {
+	dir := t.TempDir()
+	img := houseTable(t, []int{2, 3, 4, 5}, 3, true)
+	path := filepath.Join(dir, "four.png")
+	gocv.IMWrite(path, img)
+	img.Close()
+	s := &Session{File: &File{}, Images: []string{path}, Out: io.Discard}
+	if err := s.Dice(); err == nil {
+		t.Fatal("a roll of four dice gave no error")
+	}
+	if s.File.Dice != nil {
+		t.Fatal("a failed dice step changed the file")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	img := houseTable(t, []int{2, 3, 4, 5, 6, 6}, 5, false)
+	path := filepath.Join(dir, "roll.png")
+	gocv.IMWrite(path, img)
+	img.Close()
+	s := &Session{File: &File{}, Images: []string{path, path}, Out: io.Discard}
+	rep, err := s.Check(6)
+	if err != nil || !rep.Healthy() || rep.Confident != 6 {
+		t.Fatalf("Check: %v, %v; want 6 dice read, healthy", rep, err)
+	}
+	rep, _ = s.Check(7)
+	if rep.Healthy() {
+		t.Fatalf("Check expecting 7 of 6 dice: %v; want needs attention", rep)
+	}
+}
+
+// BenchmarkCalibrationGain reads hard synthetic tables (small dice, dim
+// warm light with a vignette, noise, the house's anchor star) with and
+// without the table's calibration, and reports both:
+//
+//	go test -run '^$' -bench CalibrationGain ./calibration
+func BenchmarkCalibrationGain(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		cond conditions
+	}{
+		{"dim-warm-44px", conditions{side: 44, cast: [3]float64{0.45, 0.62, 0.85}, noise: 5, dim: true}},
+		{"dim-warm-26px", conditions{side: 26, cast: [3]float64{0.45, 0.62, 0.85}, noise: 5, dim: true}},
+		{"dark-blue-20px", conditions{side: 20, cast: [3]float64{0.7, 0.45, 0.3}, noise: 8, dim: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) { calibrationGain(b, c.cond) })
+	}
+}
+
+func calibrationGain(b *testing.B, hard conditions) {
+	roll, _ := tableUnder(b, []int{1, 2, 3, 4, 5, 6}, 1, true, hard)
+	dir := b.TempDir()
+	path := filepath.Join(dir, "roll.png")
+	gocv.IMWrite(path, roll)
+	roll.Close()
+	f := &File{Version: Version}
+	if err := (&Session{File: f, Images: []string{path}, Out: io.Discard}).Dice(); err != nil {
+		b.Fatal(err)
+	}
+	calibrated, err := f.NewReader()
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain := vision.NewReader(vision.Options{})
+	type tally struct{ right, wrong, dice int }
+	var before, after tally
+	count := func(t *tally, read []vision.Die, truth []synth.Die) {
+		t.dice += len(truth)
+		for _, d := range read {
+			if d.Uncertain {
+				continue
+			}
+			near, nearD := synth.Die{}, math.Inf(1)
+			for _, g := range truth {
+				if dd := math.Hypot(g.X-d.X, g.Y-d.Y); dd < nearD {
+					near, nearD = g, dd
+				}
+			}
+			if nearD < hard.side/2 && near.Face == d.Face && (near.Face != 1 || d.Star) {
+				t.right++
+			} else {
+				t.wrong++
+			}
+		}
+	}
+	for i := 0; b.Loop(); i++ {
+		faces := make([]int, 20)
+		for k := range faces {
+			faces[k] = 1 + (k*7+i)%6
+		}
+		img, truth := tableUnder(b, faces, uint64(100+i), false, hard)
+		p, _ := plain.Read(img)
+		c, _ := calibrated.Read(img)
+		count(&before, p, truth)
+		count(&after, c, truth)
+		img.Close()
+	}
+	pct := func(n, d int) float64 { return 100 * float64(n) / float64(max(d, 1)) }
+	b.ReportMetric(pct(before.right, before.dice), "%right-uncalibrated")
+	b.ReportMetric(pct(after.right, after.dice), "%right-calibrated")
+	b.ReportMetric(pct(before.wrong, before.dice), "%wrong-uncalibrated")
+	b.ReportMetric(pct(after.wrong, after.dice), "%wrong-calibrated")
+}
