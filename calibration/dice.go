@@ -131,8 +131,13 @@ type Reader struct {
 }
 
 // NewReader returns the reader for this table.
-func (f *File) NewReader() (*Reader, error) {
-	r := &Reader{reader: vision.NewReader(f.VisionOptions())}
+func (f *File) NewReader() (*Reader, error) { return f.ReaderWith(f.VisionOptions()) }
+
+// ReaderWith returns the reader for this table with other reader options
+// (a configuration's overrides of the calibration's), and the table's face
+// templates.
+func (f *File) ReaderWith(o vision.Options) (*Reader, error) {
+	r := &Reader{reader: vision.NewReader(o)}
 	if f.Dice != nil && len(f.Dice.Templates) > 0 {
 		m, err := vision.NewFaceMatcher(f.Dice.Templates)
 		if err != nil {

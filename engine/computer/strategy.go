@@ -59,7 +59,7 @@ func (Random) Choose(v View, rng *rand.Rand) engine.Action {
 // Show shows a random part of the hidden dice, keeping at least one
 // hidden, half the time after its own bid.
 func (Random) Show(v View, rng *rand.Rand) []int {
-	if bid := v.Snapshot.Bid; bid == nil || bid.Seat != v.Seat {
+	if bid := v.Snapshot.Bid; bid == nil || bid.Seat != v.Seat || !v.Snapshot.ShowReroll {
 		return nil
 	}
 	hidden := v.myHidden()

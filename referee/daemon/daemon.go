@@ -156,6 +156,11 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 				vo.MinConfidence = c.Camera.MinConfidence
 			}
 			rc.Reader = vision.NewReader(vo)
+			if cal != nil { // the table's faces and star artwork, learned by the dice step
+				if rc.Reader, err = cal.ReaderWith(vo); err != nil {
+					return fmt.Errorf("daemon: %w", err)
+				}
+			}
 		}
 		pos := make([]referee.SeatPosition, len(c.Seats))
 		for i, s := range c.Seats {

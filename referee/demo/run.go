@@ -42,6 +42,9 @@ type Options struct {
 	Table                      string
 	// Seed drives the dice, the seats' play and the games' seeds.
 	Seed uint64
+	// Level is the seats' strategy (engine/computer): random, threshold,
+	// beginner or strong (strong).
+	Level string
 	// Pace is the pause before each move (600 ms).
 	Pace time.Duration
 	// Games stops after this many games (0: until ctx is done).
@@ -152,8 +155,15 @@ func Run(ctx context.Context, o Options) error {
 	drv.OperatorAfter = 3 * time.Second
 	drv.Say = out.say
 	drv.Players = map[string]seats.Player{}
+	if o.Level == "" {
+		o.Level = "strong"
+	}
 	for i, n := range names {
-		drv.Players[n] = seats.NewSimple(o.Seed*31 + uint64(i) + 1)
+		p, err := seats.NewComputer(o.Level, o.Seed*31+uint64(i)+1)
+		if err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		drv.Players[n] = p
 	}
 	drv.NewGame = func(game int) []byte {
 		line := map[string]any{"type": "new_game", "rules": o.Rules, "seats": names, "seed": int64(o.Seed*1000 + uint64(game))}

@@ -29,6 +29,7 @@ type Move struct {
 	Seat     string `json:"seat"`
 	Quantity int    `json:"quantity,omitempty"`
 	Face     int    `json:"face,omitempty"`
+	Stake    *int   `json:"stake,omitempty"`
 	Shown    []int  `json:"shown,omitempty"`
 }
 
