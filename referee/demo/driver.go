@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
@@ -37,7 +38,6 @@ type Driver struct {
 	snap    engine.Snapshot
 	version int
 	acted   int
-	tied    []string
 	games   int
 	revealT time.Time
 	done    chan struct{}
@@ -95,10 +95,6 @@ func (d *Driver) note(ch referee.Change) {
 	_ = json.Unmarshal(ch.Line, &a)
 	switch a.Type {
 	case engine.ActNewGame:
-		d.tied = nil
-		for _, s := range ch.Snapshot.Seats {
-			d.tied = append(d.tied, s.Name)
-		}
 		d.Table.Roll(nil, ch.Snapshot.Sides)
 	case engine.ActFold:
 		d.Table.Remove(a.Seat)
@@ -198,50 +194,19 @@ func (d *Driver) startGame(ctx context.Context) {
 	d.do(ctx, d.NewGame(d.games), referee.SourceOperator)
 }
 
-// openingRoll rolls for the seats still tied for the first opener.
+// openingRoll rolls for the seats still tied for the first opener: the
+// engine's snapshot names them.
 func (d *Driver) openingRoll(ctx context.Context) {
-	if len(d.snap.Rolling) > 0 {
-		d.tied = d.snap.Rolling // the engine says who rolls
-	}
 	counts := map[string]int{}
 	for _, st := range d.snap.Seats {
-		for _, t := range d.tied {
-			if st.Name == t {
-				counts[t] = st.Dice
-			}
+		if slices.Contains(d.snap.Rolling, st.Name) {
+			counts[st.Name] = st.Dice
 		}
 	}
 	d.Table.Roll(counts, d.snap.Sides)
 	roll := d.Table.All()
 	b, _ := json.Marshal(map[string]any{"type": "opening_roll", "dice": roll})
-	if rep := d.do(ctx, b, referee.SourceOperator); !rep.OK {
-		return
-	}
-	// Most stars opens; then the highest sum of the other dice; the seats
-	// still tied roll again.
-	type score struct{ stars, sum int }
-	best, scores := score{-1, -1}, map[string]score{}
-	for seat, faces := range roll {
-		var sc score
-		for _, f := range faces {
-			if f == 1 {
-				sc.stars++
-			} else {
-				sc.sum += f
-			}
-		}
-		scores[seat] = sc
-		if sc.stars > best.stars || (sc.stars == best.stars && sc.sum > best.sum) {
-			best = sc
-		}
-	}
-	var still []string
-	for _, t := range d.tied {
-		if scores[t] == best {
-			still = append(still, t)
-		}
-	}
-	d.tied = still
+	d.do(ctx, b, referee.SourceOperator)
 }
 
 // move plays seat's turn.
