@@ -29,10 +29,14 @@ type lookMessage struct {
 // maybeCapture starts a read of the table when a reveal is awaited, a
 // camera is configured and no read is running.
 func (r *Referee) maybeCapture() {
-	if r.cfg.Camera == nil || r.capture.running {
+	if r.capture.running || r.table.Snapshot().Phase != engine.PhaseReveal {
 		return
 	}
-	if r.table.Snapshot().Phase != engine.PhaseReveal {
+	if len(r.physical(r.table.DiceInPlay())) == 0 { // only computer seats: the engine has every die
+		r.post(func() { r.apply([]byte(`{"type":"reveal","dice":{}}`), SourceCamera) })
+		return
+	}
+	if r.cfg.Camera == nil {
 		return
 	}
 	version := len(r.lines)
@@ -42,7 +46,7 @@ func (r *Referee) maybeCapture() {
 	r.capture.attempt++
 	r.capture.running = true
 	attempt := r.capture.attempt
-	want := r.table.DiceInPlay()
+	want := r.physical(r.table.DiceInPlay())
 	r.updateStatus()
 	go func() {
 		start := r.cfg.Clock.Now()

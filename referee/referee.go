@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
@@ -65,9 +64,13 @@ type Config struct {
 	NewSeed func() int64
 	// QueueLen is the input queue's length (256).
 	QueueLen int
-	// Computers are the seats the referee plays (they show as computer in
-	// the state).
-	Computers []string
+	// Computers are the seats the referee plays: a new_game that names them
+	// (and no computer field of its own) makes them computer seats, whose
+	// dice the engine rolls, and the referee plays their turns.
+	Computers []Computer
+	// ComputerPace is the pause before a computer seat acts, so that people
+	// see the table move (DefaultComputerPace).
+	ComputerPace time.Duration
 	// NewGame is the table's usual new_game line: a new_game that names no
 	// rules or seats takes them (and the options) from it.
 	NewGame []byte
@@ -97,6 +100,7 @@ type Referee struct {
 	applied      map[string]int
 	appliedOrder []string
 	capture      captureState
+	comp         *computers
 }
 
 type input struct {
@@ -145,6 +149,9 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 	if cfg.QueueLen <= 0 {
 		cfg.QueueLen = 256
 	}
+	if cfg.ComputerPace <= 0 {
+		cfg.ComputerPace = DefaultComputerPace
+	}
 	r := &Referee{
 		cfg:      cfg,
 		log:      cfg.Logger.With("table", cfg.Table),
@@ -154,6 +161,10 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 		done:     make(chan struct{}),
 		status:   StatusReady,
 		applied:  map[string]int{},
+	}
+	var err error
+	if r.comp, err = newComputers(cfg.Computers, cfg.NewSeed()); err != nil {
+		return nil, err
 	}
 	for i, line := range journaled {
 		evs, err := record.Apply(r.table, line)
@@ -247,6 +258,7 @@ func (r *Referee) Run(ctx context.Context) error {
 	r.updateStatus()
 	r.publishState()
 	r.maybeCapture()
+	r.playComputers(engine.Action{}, "")
 	for {
 		select {
 		case <-ctx.Done():
@@ -301,6 +313,7 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 		if seeded, added := withSeed(line, r.cfg.NewSeed()); added {
 			line = seeded
 		}
+		line = withComputers(line, r.cfg.Computers)
 		a, err = record.Decode(line)
 	}
 	var evs []engine.Event
@@ -349,6 +362,7 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 		r.cfg.Observe(Change{Line: line, Source: source, Events: evs, Snapshot: snap})
 	}
 	r.maybeCapture()
+	r.playComputers(a, source)
 	rep.OK, rep.Seq = true, r.table.Seq()
 	return rep
 }
@@ -413,11 +427,6 @@ type stateMessage struct {
 
 func (r *Referee) publishState() {
 	snap := r.table.Snapshot()
-	for i := range snap.Seats {
-		if slices.Contains(r.cfg.Computers, snap.Seats[i].Name) {
-			snap.Seats[i].Computer = true
-		}
-	}
 	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last})
 	if err != nil {
 		r.log.Error("referee: marshalling the state", "err", err)

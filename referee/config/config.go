@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/hardware"
 	"github.com/liarsd/liarsd/referee/mqtt"
@@ -60,8 +61,14 @@ type Seat struct {
 	// pixels: without calibration, each die goes to the nearest seat.
 	X float64 `yaml:"x"`
 	Y float64 `yaml:"y"`
-	// Computer seats are played by the referee (a later release).
+	// Computer seats are played by the referee: their dice are rolled from
+	// the game's seed and shown only at the reveal.
 	Computer bool `yaml:"computer,omitempty"`
+	// Level is a computer seat's play: random, threshold, beginner or
+	// strong (strong).
+	Level string `yaml:"level,omitempty"`
+	// Insight is a computer seat's bonus against a person's bluff check.
+	Insight int `yaml:"insight,omitempty"`
 }
 
 // Broker says where MQTT goes.
@@ -243,6 +250,19 @@ func (c Config) Validate() error {
 	}
 	if c.StateDir == "" {
 		bad("state_dir: empty")
+	}
+	for _, s := range c.Seats {
+		if !s.Computer && (s.Level != "" || s.Insight != 0) {
+			bad("seats: %s has a level or insight but is not a computer seat (computer: true)", s.Name)
+		}
+		if s.Computer && s.Level != "" {
+			if _, err := computer.New(s.Level); err != nil {
+				bad("seats: %s: %v", s.Name, err)
+			}
+		}
+		if s.Insight < 0 || s.Insight > engine.MaxInsight {
+			bad("seats: %s: insight must be 0 to %d", s.Name, engine.MaxInsight)
+		}
 	}
 	if len(c.Seats) > 0 || c.StartGame {
 		// The engine checks names, count and options exactly as it will

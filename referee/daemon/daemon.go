@@ -117,7 +117,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	}
 	for _, s := range c.Seats {
 		if s.Computer {
-			rc.Computers = append(rc.Computers, s.Name)
+			rc.Computers = append(rc.Computers, referee.Computer{Name: s.Name, Level: s.Level, Insight: s.Insight})
 		}
 	}
 	if o.Camera != nil || c.Camera.Source != "" {

@@ -115,7 +115,9 @@ func Run(ctx context.Context, o Options) error {
 	c := config.Default()
 	c.Table, c.Rules, c.Options, c.StateDir = o.Table, o.Rules, o.Options, stateDir
 	for _, pos := range layout.Positions() {
-		c.Seats = append(c.Seats, config.Seat{Name: pos.Name, X: pos.X, Y: pos.Y, Computer: true})
+		// The demo's players roll real (simulated) dice that the camera
+		// reads: to the referee they are people at the table.
+		c.Seats = append(c.Seats, config.Seat{Name: pos.Name, X: pos.X, Y: pos.Y})
 	}
 	c.Broker.URL, c.Broker.Username, c.Broker.Password = o.Broker, o.Username, o.Password
 	c.Broker.Embedded.WebSocket = "off"

@@ -1,0 +1,73 @@
+package referee_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/liarsd/liarsd/referee"
+)
+
+// TestComputerSeatsPlayTheirTurns: at a table with a person and two
+// computer seats, the referee names them in new_game, plays their turns
+// (journaled like anyone's), and reveals from the engine's dice when only
+// computer seats are in the hand. The journal adjudicates to the events
+// published, and no computer die appears before its reveal.
+func TestComputerSeatsPlayTheirTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{
+		Computers:    []referee.Computer{{Name: "bot", Level: "strong", Insight: 2}, {Name: "cat", Level: "random"}},
+		ComputerPace: time.Millisecond,
+	})
+	if rep := h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bot","cat"],"first":"ann","seed":3,"options":{"dice":2}}`); !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	// ann bids; the computers answer by themselves until it is ann's turn
+	// again or someone calls, then ann's reveal gives only her own dice.
+	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); !rep.OK {
+		t.Fatalf("bid: %+v", rep)
+	}
+	h.rec.waitFor(t, "a computer call or ann's turn", func() bool {
+		st := h.rec.lastState(t)
+		return st["phase"] == "reveal" || (st["turn"] == "ann" && st["bid"].(map[string]any)["seat"] != "ann")
+	})
+	st := h.rec.lastState(t)
+	for _, s := range st["seats"].([]any) {
+		seat := s.(map[string]any)
+		if want := seat["name"] != "ann"; seat["computer"] != want {
+			t.Errorf("seat %v: computer %v; want %v", seat["name"], seat["computer"], want)
+		}
+	}
+	if st["phase"] == "reveal" {
+		if rep := h.do(t, `{"type":"reveal","dice":{"ann":[2,5]}}`); !rep.OK {
+			t.Fatalf("reveal of ann's dice: %+v", rep)
+		}
+	}
+	h.stop()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal := string(data)
+	if !strings.Contains(journal, `"computer":{`) || !strings.Contains(journal, `"seat":"bot"`) {
+		t.Fatalf("journal does not show the computer seats named and playing:\n%s", journal)
+	}
+	events := h.rec.eventLines()
+	if got := adjudicate(t, path); got != events {
+		t.Fatalf("adjudicate(journal):\n%s\nwant the published events:\n%s", got, events)
+	}
+	// Privacy: before its revealed event, no event carries a die face.
+	for _, line := range strings.Split(strings.TrimSpace(events), "\n") {
+		var e map[string]any
+		json.Unmarshal([]byte(line), &e)
+		if e["type"] == "revealed" {
+			break
+		}
+		if strings.Contains(line, `"dice":{"`) && e["type"] != "hand_started" && e["type"] != "resolved" {
+			t.Fatalf("an event before the reveal carries dice: %s", line)
+		}
+	}
+}
