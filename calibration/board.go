@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/vision"
 )
 
 // Board is the board's geometry: how image pixels map to millimetres on the
@@ -157,14 +159,7 @@ func findCorners(img gocv.Mat, cols, rows int) ([]gocv.Point2f, error) {
 	}
 	gray := gocv.NewMat()
 	defer gray.Close()
-	switch img.Channels() {
-	case 1:
-		img.CopyTo(&gray)
-	case 4:
-		gocv.CvtColor(img, &gray, gocv.ColorBGRAToGray)
-	default:
-		gocv.CvtColor(img, &gray, gocv.ColorBGRToGray)
-	}
+	vision.Gray(img, &gray)
 	corners := gocv.NewMat()
 	defer corners.Close()
 	flags := gocv.CalibCBAdaptiveThresh | gocv.CalibCBNormalizeImage

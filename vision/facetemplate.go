@@ -63,14 +63,7 @@ func facePatch(img gocv.Mat, d Die) ([]uint8, error) {
 	defer crop.Close()
 	gray := gocv.NewMat()
 	defer gray.Close()
-	switch img.Channels() {
-	case 1:
-		crop.CopyTo(&gray)
-	case 4:
-		gocv.CvtColor(crop, &gray, gocv.ColorBGRAToGray)
-	default:
-		gocv.CvtColor(crop, &gray, gocv.ColorBGRToGray)
-	}
+	Gray(crop, &gray)
 	small := gocv.NewMat()
 	defer small.Close()
 	gocv.Resize(gray, &small, image.Pt(templateSide, templateSide), 0, 0, gocv.InterpolationArea)
@@ -219,4 +212,17 @@ func sampleGrey(cells []uint8, x, y float64) float64 {
 	a := float64(cells[y0*templateSide+x0])*(1-fx) + float64(cells[y0*templateSide+x1])*fx
 	b := float64(cells[y1*templateSide+x0])*(1-fx) + float64(cells[y1*templateSide+x1])*fx
 	return a*(1-fy) + b*fy
+}
+
+// Gray writes img (gray, BGR or BGRA, as gocv reads images) to dst as one
+// grey channel.
+func Gray(img gocv.Mat, dst *gocv.Mat) {
+	switch img.Channels() {
+	case 1:
+		img.CopyTo(dst)
+	case 4:
+		gocv.CvtColor(img, dst, gocv.ColorBGRAToGray)
+	default:
+		gocv.CvtColor(img, dst, gocv.ColorBGRToGray)
+	}
 }
