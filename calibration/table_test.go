@@ -15,9 +15,9 @@ import (
 
 // syntheticTable renders three seats' dice around a chessboard card on a
 // table seen by a tilted camera. It returns the image, where each die truly
-// is on the board (mm, the card's first inner corner as origin) and whose
-// it is.
-func syntheticTable(t *testing.T, seed uint64) (gocv.Mat, []Point, []string) {
+// is on the board (mm, the card's first inner corner as origin), whose it
+// is and the face it shows.
+func syntheticTable(t *testing.T, seed uint64) (gocv.Mat, []Point, []string, []int) {
 	t.Helper()
 	const ppm = 3.0             // pixels per millimetre before the tilt
 	const sq = 8.0              // the card's squares, mm
@@ -32,6 +32,7 @@ func syntheticTable(t *testing.T, seed uint64) (gocv.Mat, []Point, []string) {
 		Table: color.RGBA{40, 95, 60, 255}, Seed: seed}
 	var truth []Point
 	var owner []string
+	var faces []int
 	for i, name := range []string{"ann", "bob", "cy"} {
 		dice := make([]synth.Die, 4)
 		for k := range dice {
@@ -44,6 +45,7 @@ func syntheticTable(t *testing.T, seed uint64) (gocv.Mat, []Point, []string) {
 		for _, d := range dice {
 			truth = append(truth, Point{d.X - origin.X, d.Y - origin.Y})
 			owner = append(owner, name)
+			faces = append(faces, d.Face)
 		}
 		s.Dice = append(s.Dice, dice...)
 	}
@@ -72,14 +74,15 @@ func syntheticTable(t *testing.T, seed uint64) (gocv.Mat, []Point, []string) {
 	defer m.Close()
 	out := gocv.NewMat()
 	gocv.WarpPerspectiveWithParams(img, &out, m, image.Pt(1280, 720), gocv.InterpolationLinear, gocv.BorderReplicate, color.RGBA{})
-	return out, truth, owner
+	return out, truth, owner, faces
 }
 
-// TestCalibratedTable: on a synthetic table with known geometry, the board
-// step places every die within a few millimetres, and taught seat zones
-// assign every die to its seat.
+// TestCalibratedTable: on a synthetic table with known geometry seen by a
+// tilted camera, every die reads right, the board step places every die
+// within a few millimetres, and taught seat zones assign every die to its
+// seat.
 func TestCalibratedTable(t *testing.T) {
-	img, truth, owner := syntheticTable(t, 4)
+	img, truth, owner, faces := syntheticTable(t, 4)
 	defer img.Close()
 	f := &File{Version: Version}
 	b, err := MeasureBoard(img, 9, 6, 8, nil)
@@ -106,6 +109,9 @@ func TestCalibratedTable(t *testing.T) {
 		}
 		worst = math.Max(worst, bestD)
 		samples[owner[best]] = append(samples[owner[best]], Point{x, y})
+		if d.Uncertain || d.Face != faces[best] {
+			t.Errorf("die at (%.0f, %.0f) mm reads %v; it shows %d", x, y, d, faces[best])
+		}
 	}
 	if worst > 3 {
 		t.Errorf("a die is placed %.1f mm from where it is; want within 3 mm", worst)
@@ -117,7 +123,7 @@ func TestCalibratedTable(t *testing.T) {
 	}
 	f.Seats = zones
 	// A second roll on the same table: every die goes to its seat.
-	img2, truth2, owner2 := syntheticTable(t, 9)
+	img2, truth2, owner2, _ := syntheticTable(t, 9)
 	defer img2.Close()
 	dice2, err := vision.NewReader(vision.Options{}).Read(img2)
 	if err != nil {
