@@ -13,9 +13,12 @@
 // image (OpenImage), a folder of images (OpenFolder), or the synthetic
 // table of package vision/synth.
 //
-// Faces are read twice, by rules on the marks a face encloses and by a
-// small neural network whose weights live in model/face.json (made by
-// `liarsd readtrain` with TrainFaceModel); a confident read needs them to
-// agree. docs/vision.md describes the method and quotes the measured
-// accuracy and speed; `liarsd readbench` prints them.
+// Faces are read by rules on the marks a face encloses, checked by a small
+// neural network whose weights live in model/face.json, and every candidate
+// region is checked against the image itself by the die verifier, a small
+// convolutional network in model/crop.json that also reads the faces the
+// rules cannot make out and rejects regions that are not dice (both made by
+// `liarsd readtrain`, with TrainFaceModel and TrainCropModel).
+// docs/vision.md describes the method and quotes the measured accuracy and
+// speed; `liarsd readbench` prints them.
 package vision

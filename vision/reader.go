@@ -16,6 +16,7 @@ import (
 type Reader struct {
 	opts  Options
 	model *faceModel
+	crop  *verifier // the die verifier
 }
 
 // NewReader returns a Reader configured by opts.
@@ -23,7 +24,7 @@ func NewReader(opts Options) *Reader {
 	if opts.MinConfidence <= 0 {
 		opts.MinConfidence = DefaultMinConfidence
 	}
-	return &Reader{opts: opts, model: defaultModel}
+	return &Reader{opts: opts, model: defaultModel, crop: defaultCropModel}
 }
 
 // Options returns the options the Reader was made with.
@@ -54,8 +55,149 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 	if img.Cols() < 32 || img.Rows() < 32 {
 		return nil, fmt.Errorf("vision: image too small (%dx%d)", img.Cols(), img.Rows())
 	}
+	sc, err := detect(img, r.opts.DieSize)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.bgr.Close()
+	bgr, scale, segScale, cands, pix := sc.bgr, sc.scale, sc.segScale, sc.cands, sc.pix
+	dice := make([]Die, 0, len(cands))
+	for _, c := range cands {
+		if d, ok := r.readCandidate(pix, bgr.Cols(), bgr.Rows(), c, segScale); ok {
+			d.X, d.Y, d.Size = d.X/scale, d.Y/scale, d.Size/scale
+			dice = append(dice, d)
+		}
+	}
+	dice = dedupe(dice)
+	sort.Slice(dice, func(i, j int) bool {
+		if math.Abs(dice[i].Y-dice[j].Y) > dice[i].Size/2 {
+			return dice[i].Y < dice[j].Y
+		}
+		return dice[i].X < dice[j].X
+	})
+	return dice, nil
+}
+
+// readCandidate reads one candidate region of the image (BGR bytes, w x
+// h); the die it returns is in the image's pixels. It reports false when
+// the region is not a die.
+func (r *Reader) readCandidate(pix []byte, w, h int, c candidate, segScale float64) (Die, bool) {
+	p := cutPatch(pix, w, h, c, segScale)
+	fr := readFace(p)
+	x, y, side := c.cx/segScale, c.cy/segScale, c.side/segScale
+	conf := fr.confidence
+	if r.model != nil && fr.side > 0 {
+		fr.face, fr.star, conf = r.combine(fr)
+	}
+	conf *= fr.shape
+	if fr.pips == 0 {
+		conf = 0
+	}
+	d := Die{Face: fr.face, Star: fr.star, X: x, Y: y, Size: side}
+	v := cropVerdict{class: -1}
+	if r.crop != nil {
+		cp := newCropPatch(pix, w, h, x, y, side)
+		angle := math.Atan2(c.uy, c.ux)
+		if conf >= r.opts.MinConfidence {
+			// A confident read the verifier confirms at one turn needs no
+			// more of its time.
+			v = r.crop.verify(cp, x, y, side, angle, 1)
+		}
+		if v.class != d.class() {
+			v = r.crop.verify(cp, x, y, side, angle, verifierViews)
+		}
+	}
+	if fr.pips == 0 && !(c.dieLike && v.alone()) {
+		// Every face of a die has marks: a region with none is a mark on
+		// the table, a shadow, a hole or a hand.
+		return Die{}, false
+	}
+	if fr.side > 0 {
+		// The face locates the die better than its outline, which holds
+		// its shadow and, in perspective, a side.
+		d.X, d.Y = float64(p.x0)+fr.cx, float64(p.y0)+fr.cy
+		d.Size = fr.side
+	}
+	if v.class >= 0 {
+		switch {
+		case v.class == notADie && v.p >= verifierReject && conf < r.opts.MinConfidence:
+			// Neither the rules nor the verifier see a die.
+			return Die{}, false
+		case conf >= r.opts.MinConfidence && v.class != d.class() && v.probs[d.class()] < verifierSupport:
+			// The rules read a face the verifier finds implausible: ask
+			// for a look.
+			conf = math.Min(conf, r.opts.MinConfidence*0.9)
+		case conf < r.opts.MinConfidence && c.dieLike && d.Face != 0 && v.class == d.class() && v.class < 6 && v.p >= verifierAgree && v.worst >= verifierAgreeWorst:
+			// The rules' best guess, unsure on its own, and the verifier's
+			// read agree (on a pip face: see alone).
+			conf = v.p * 0.9
+		case conf < r.opts.MinConfidence && c.dieLike && v.alone():
+			// The rules could not make the face out; the verifier reads
+			// it the same at every turn, very sure.
+			d.Face, d.Star = v.class+1, v.class == 6
+			if d.Star {
+				d.Face = 1
+			}
+			conf = v.p * 0.9
+		}
+	}
+	d.Confidence = math.Round(conf*1000) / 1000
+	if d.Face == 1 {
+		switch {
+		case r.opts.StarDice:
+			d.Star = true
+		case r.opts.PlainDice && d.Star:
+			d.Star, d.Confidence = false, 0
+		}
+	}
+	d.Uncertain = d.Face == 0 || d.Confidence < r.opts.MinConfidence
+	r.applyView(&d)
+	return d, true
+}
+
+// class is the die's class for the networks: 0-5 faces 1-6, 6 the star.
+func (d Die) class() int {
+	if d.Star {
+		return 6
+	}
+	return max(d.Face-1, 0)
+}
+
+// alone reports that the verifier's read may stand without the rules'.
+// It never does for the star: the verifier learned three artworks from
+// synthetic tables, and a star drawn some other way (an anchor, a sun) is
+// for the rules and the table's calibration to recognise, or to flag.
+func (v cropVerdict) alone() bool {
+	return v.class >= 0 && v.class < 6 && v.p >= verifierAlone && v.worst >= verifierWorst
+}
+
+// Verifier thresholds, tuned on held-out images of the train/ split.
+var (
+	verifierAlone   = 0.97 // probability for the verifier's read to stand alone
+	verifierWorst   = 0.85 // ... in each view
+	verifierSupport = 0.2  // probability the verifier must give a confident rules' read
+	verifierReject  = 0.9  // probability of "not a die" that drops an unsure region
+	verifierViews   = 4    // views (quarter turns, then mirrored) when it matters
+
+	verifierAgree      = 0.8 // probability for the verifier to confirm the rules' unsure guess
+	verifierAgreeWorst = 0.5 // ... in each view
+)
+
+// detected is an image made ready for reading and the candidate regions
+// found in it.
+type detected struct {
+	bgr      gocv.Mat // the image the dice are read on, BGR; the caller closes it
+	pix      []byte   // bgr's pixels
+	scale    float64  // bgr's scale from the original image
+	segScale float64  // the candidates' scale from bgr
+	cands    []candidate
+}
+
+// detect converts img to BGR at the size the reader works on and finds the
+// candidate regions. dieSize is the expected die side in img's pixels, or
+// 0.
+func detect(img gocv.Mat, dieSize float64) (detected, error) {
 	bgr := gocv.NewMat()
-	defer bgr.Close()
 	switch img.Type() {
 	case gocv.MatTypeCV8UC1:
 		gocv.CvtColor(img, &bgr, gocv.ColorGrayToBGR)
@@ -72,7 +214,7 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 		bgr.Close()
 		bgr = small
 	}
-	dieSize := r.opts.DieSize * scale
+	dieSize *= scale
 	// Finding the dice needs less resolution than reading them: segment a
 	// smaller copy when the image is large.
 	segScale := 1.0
@@ -90,60 +232,15 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 	}
 	cands, err := findCandidates(seg, dieSize*segScale)
 	if err != nil {
-		return nil, err
+		bgr.Close()
+		return detected{}, err
 	}
 	pix, err := bgr.DataPtrUint8()
 	if err != nil {
-		return nil, fmt.Errorf("vision: %w", err)
+		bgr.Close()
+		return detected{}, fmt.Errorf("vision: %w", err)
 	}
-	dice := make([]Die, 0, len(cands))
-	for _, c := range cands {
-		p := cutPatch(pix, bgr.Cols(), bgr.Rows(), c, segScale)
-		fr := readFace(p)
-		if fr.pips == 0 {
-			// Every face of a die has marks: a region with none is a mark
-			// on the table, a shadow, a hole or a hand.
-			continue
-		}
-		conf := fr.confidence
-		if r.model != nil && fr.side > 0 {
-			fr.face, fr.star, conf = r.combine(fr)
-		}
-		x, y, side := c.cx/segScale, c.cy/segScale, c.side/segScale
-		if fr.side > 0 {
-			// The face locates the die better than its outline, which
-			// holds its shadow and, in perspective, a side.
-			x, y = float64(p.x0)+fr.cx, float64(p.y0)+fr.cy
-			side = fr.side
-		}
-		d := Die{
-			Face:       fr.face,
-			Star:       fr.star,
-			X:          x / scale,
-			Y:          y / scale,
-			Size:       side / scale,
-			Confidence: math.Round(conf*fr.shape*1000) / 1000,
-		}
-		if d.Face == 1 {
-			switch {
-			case r.opts.StarDice:
-				d.Star = true
-			case r.opts.PlainDice && d.Star:
-				d.Star, d.Confidence = false, 0
-			}
-		}
-		d.Uncertain = d.Face == 0 || d.Confidence < r.opts.MinConfidence
-		r.applyView(&d)
-		dice = append(dice, d)
-	}
-	dice = dedupe(dice)
-	sort.Slice(dice, func(i, j int) bool {
-		if math.Abs(dice[i].Y-dice[j].Y) > dice[i].Size/2 {
-			return dice[i].Y < dice[j].Y
-		}
-		return dice[i].X < dice[j].X
-	})
-	return dice, nil
+	return detected{bgr: bgr, pix: pix, scale: scale, segScale: segScale, cands: cands}, nil
 }
 
 // applyView turns a face seen from below into the top face.

@@ -27,9 +27,14 @@ type TrainOptions struct {
 	// Render draws a synthetic table: the image and its truth. Package
 	// synth provides it; vision does not import synth.
 	Render func(seed uint64) (gocv.Mat, []Die, error)
-	Epochs int    // default 40
-	Hidden int    // default 96
-	Seed   uint64 // the training's own randomness
+	// Exclude leaves out the train/ images it returns true for (to hold
+	// some out for validation); nil keeps them all.
+	Exclude func(image string) bool
+	Epochs  int // default 40 (the verifier: 36)
+	// Verifiers is how many networks the die verifier averages (default 2).
+	Verifiers int
+	Hidden    int    // default 96 (the verifier: 64)
+	Seed      uint64 // the training's own randomness
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 }
@@ -55,7 +60,7 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 	}
 	var samples []sample
 	if o.Photos != "" {
-		s, err := photoSamples(o.Photos)
+		s, err := photoSamples(o.Photos, o.Exclude)
 		if err != nil {
 			return err
 		}
@@ -97,42 +102,57 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 		return errors.New("vision: nothing to train on")
 	}
 	m := newFaceModel(featureSide*featureSide, o.Hidden, o.Seed)
-	rng := rand.New(rand.NewPCG(o.Seed, 0x7a1e))
+	trainNet(m, len(samples), func(k int, rng *rand.Rand, x []float32) int {
+		s := samples[k]
+		// Any quarter turn, and a little more or less: the face's sides
+		// are found to a few degrees.
+		faceFeatures(s.fr, float64(rng.IntN(4))*math.Pi/2+(rng.Float64()-0.5)*0.2, x)
+		return s.class
+	}, o.Epochs, o.Seed, logf)
+	m.Trained = fmt.Sprintf("%d faces (photos train/ split and %d synthetic tables from seed %d), %d epochs, seed %d",
+		len(samples), o.Synthetic, o.SyntheticSeed, o.Epochs, o.Seed)
+	enc := json.NewEncoder(w)
+	return enc.Encode(m)
+}
+
+// trainNet trains m by stochastic gradient descent on softmax
+// cross-entropy. sample fills x with sample k's features (augmented with
+// rng) and returns its class.
+func trainNet(m *faceModel, n int, sample func(k int, rng *rand.Rand, x []float32) int, epochs int, seed uint64, logf func(string, ...any)) {
+	rng := rand.New(rand.NewPCG(seed, 0x7a1e))
 	x := make([]float32, m.Inputs)
 	hidden := make([]float32, m.Hidden)
-	probs := make([]float64, classes)
+	nc := classes
+	probs := make([]float64, nc)
 	dHidden := make([]float32, m.Hidden)
-	order := make([]int, len(samples))
+	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
-	for epoch := 0; epoch < o.Epochs; epoch++ {
+	for epoch := 0; epoch < epochs; epoch++ {
 		lr := float32(0.02 * math.Pow(0.93, float64(epoch)))
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		loss, right := 0.0, 0
 		for _, k := range order {
-			s := samples[k]
-			// Any quarter turn, and a little more or less: the face's sides
-			// are found to a few degrees.
-			faceFeatures(s.fr, float64(rng.IntN(4))*math.Pi/2+(rng.Float64()-0.5)*0.2, x)
+			class := sample(k, rng, x)
 			m.forward(x, hidden, probs)
-			loss -= math.Log(math.Max(probs[s.class], 1e-9))
+			loss -= math.Log(math.Max(probs[class], 1e-9))
 			best := 0
 			for c := range probs {
 				if probs[c] > probs[best] {
 					best = c
 				}
 			}
-			if best == s.class {
+			if best == class {
 				right++
 			}
 			// Backpropagate softmax cross-entropy.
 			for h := range dHidden {
 				dHidden[h] = 0
 			}
-			for c := 0; c < classes; c++ {
+			for c := 0; c < nc; c++ {
 				g := float32(probs[c])
-				if c == s.class {
+				if c == class {
 					g -= 1
 				}
 				row := m.W2[c*m.Hidden : (c+1)*m.Hidden]
@@ -154,36 +174,16 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 				m.B1[h] -= lr * g
 			}
 		}
-		logf("epoch %d: loss %.4f, %.2f%% right", epoch+1, loss/float64(len(samples)), 100*float64(right)/float64(len(samples)))
+		logf("epoch %d: loss %.4f, %.2f%% right", epoch+1, loss/float64(n), 100*float64(right)/float64(n))
 	}
-	m.Trained = fmt.Sprintf("%d faces (photos train/ split and %d synthetic tables from seed %d), %d epochs, seed %d",
-		len(samples), o.Synthetic, o.SyntheticSeed, o.Epochs, o.Seed)
-	enc := json.NewEncoder(w)
-	return enc.Encode(m)
 }
 
 // photoSamples reads the faces of the train/ split's labelled dice.
-func photoSamples(dir string) ([]sample, error) {
-	f, err := os.Open(filepath.Join(dir, "labels.csv"))
-	if err != nil {
-		return nil, fmt.Errorf("vision: %w", err)
-	}
-	labels, err := ParseLabels(f)
-	f.Close()
+func photoSamples(dir string, exclude func(string) bool) ([]sample, error) {
+	byImage, names, err := trainLabels(dir, exclude)
 	if err != nil {
 		return nil, err
 	}
-	byImage := map[string][]Label{}
-	for _, l := range labels {
-		if l.Split == "train" {
-			byImage[l.Image] = append(byImage[l.Image], l)
-		}
-	}
-	names := make([]string, 0, len(byImage))
-	for n := range byImage {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []sample
 	for _, name := range names {
 		img, err := LoadImage(filepath.Join(dir, "train", name))
@@ -198,6 +198,32 @@ func photoSamples(dir string) ([]sample, error) {
 		out = append(out, s...)
 	}
 	return out, nil
+}
+
+// trainLabels reads the labels of the train/ split's images, by image,
+// and the images' names in order.
+func trainLabels(dir string, exclude func(string) bool) (map[string][]Label, []string, error) {
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("vision: %w", err)
+	}
+	labels, err := ParseLabels(f)
+	f.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	byImage := map[string][]Label{}
+	for _, l := range labels {
+		if l.Split == "train" && (exclude == nil || !exclude(l.Image)) {
+			byImage[l.Image] = append(byImage[l.Image], l)
+		}
+	}
+	names := make([]string, 0, len(byImage))
+	for n := range byImage {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return byImage, names, nil
 }
 
 // imageSamples finds the dice in img as the reader does and pairs each

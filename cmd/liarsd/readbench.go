@@ -31,6 +31,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
 	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
 	annotate := fs.String("annotate", "", "folder to write annotated images into")
+	subset := fs.String("subset", "", "only the even or odd images of the train split (in name order), to validate on the half readtrain -holdout left out")
 	verbose := fs.Bool("v", false, "list every miss and wrong read")
 	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (the labelled photographs do); the synthetic run always reads star dice with no hint")
 	fs.Usage = func() {
@@ -55,7 +56,19 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 	}
 	if *photos != "" {
-		score, err := benchPhotos(ctx, photoReader, *photos, *split, *annotate, *verbose, stdout)
+		var only map[string]bool
+		if *subset != "" {
+			if *split != "train" {
+				fmt.Fprintln(stderr, "readbench: -subset is for the train split")
+				return 2
+			}
+			var err error
+			if only, err = trainSubset(*photos, *subset); err != nil {
+				fmt.Fprintf(stderr, "readbench: %v\n", err)
+				return 2
+			}
+		}
+		score, err := benchPhotos(ctx, photoReader, *photos, *split, only, *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1
@@ -85,7 +98,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	return 0
 }
 
-func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
 	f, err := os.Open(filepath.Join(dir, "labels.csv"))
 	if err != nil {
 		return vision.Score{}, err
@@ -97,7 +110,7 @@ func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, annotat
 	}
 	byImage := map[string][]vision.Label{}
 	for _, l := range labels {
-		if l.Split == split {
+		if l.Split == split && (only == nil || only[l.Image]) {
 			byImage[l.Image] = append(byImage[l.Image], l)
 		}
 	}
