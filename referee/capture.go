@@ -83,16 +83,19 @@ func (r *Referee) captured(version, attempt int, want map[string]int, dice []vis
 		return
 	}
 	if err != nil {
+		r.onRead(took, "error", 0)
 		r.log.Warn("referee: reading the reveal failed", "attempt", attempt, "err", err)
 		r.needsLook(attempt, Look{}, err.Error())
 		return
 	}
 	look := CheckRead(dice, r.cfg.Zones, want)
 	if !look.OK {
+		r.onRead(took, "needs_look", len(look.Doubts))
 		r.log.Warn("referee: the reveal needs a look", "attempt", attempt, "dice_read", len(dice), "doubts", len(look.Doubts), "message", look.Message(), "took", took)
 		r.needsLook(attempt, look, look.Message())
 		return
 	}
+	r.onRead(took, "ok", 0)
 	r.log.Info("referee: reveal read", "attempt", attempt, "dice", len(dice), "took", took)
 	rep := r.apply(revealLine(look.Dice), SourceCamera)
 	if !rep.OK {
@@ -124,4 +127,11 @@ func (r *Referee) needsLook(attempt int, look Look, message string) {
 		r.capture.stop()
 	}
 	r.capture.stop = r.cfg.Clock.AfterFunc(r.cfg.RetryCapture, func() { r.post(r.maybeCapture) })
+}
+
+// onRead reports a camera read to OnRead, if set.
+func (r *Referee) onRead(took time.Duration, result string, uncertain int) {
+	if r.cfg.OnRead != nil {
+		r.cfg.OnRead(took, result, uncertain)
+	}
 }

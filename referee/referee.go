@@ -60,6 +60,11 @@ type Config struct {
 	// Observe, when set, is called from the referee's goroutine after each
 	// accepted input. It must not block.
 	Observe func(Change)
+	// OnRead, when set, is called from the referee's goroutine after each
+	// camera read of a reveal with how long it took, its result ("ok",
+	// "needs_look" or "error") and the number of dice in doubt. It must
+	// not block.
+	OnRead func(took time.Duration, result string, uncertainDice int)
 	// NewSeed gives the seed of a new_game that names none (crypto/rand).
 	NewSeed func() int64
 	// QueueLen is the input queue's length (256).

@@ -30,6 +30,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	user := fs.String("username", "", "broker user name")
 	password := fs.String("password", "", "broker password")
 	listen := fs.String("listen", "", "embedded broker address (default 127.0.0.1:1883, or a free port when taken)")
+	httpAddr := fs.String("http", "", `the scoreboard's address (default 127.0.0.1:8080, or a free port when taken; "off": none)`)
 	table := fs.String("table", "demo", "table id (MQTT topics)")
 	duration := fs.Duration("duration", 0, "stop cleanly after this long (0: until Ctrl-C)")
 	games := fs.Int("games", 0, "stop after this many games (0: no limit)")
@@ -84,7 +85,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	err := demo.Run(ctx, demo.Options{
 		Rules: *rules, Seats: *nseats, Options: opts,
-		Broker: *broker, Username: *user, Password: *password, Listen: *listen, Table: *table,
+		Broker: *broker, Username: *user, Password: *password, Listen: *listen, HTTP: *httpAddr, Table: *table,
 		Seed: *seed, Level: *levelName, Pace: *pace, Games: *games, StateDir: *stateDir,
 		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),

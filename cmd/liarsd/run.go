@@ -11,6 +11,7 @@ import (
 
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/daemon"
+	"github.com/liarsd/liarsd/referee/scoreboard/web"
 )
 
 func init() {
@@ -27,6 +28,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	path := fs.String("config", config.DefaultPath, "configuration file (YAML)")
 	check := fs.Bool("check", false, "validate the configuration and exit")
 	broker := fs.String("broker", "", "external broker URL (tcp://host:1883, ssl://..., ws://...); overrides the file")
+	httpAddr := fs.String("http", web.DefaultListen, `address of the scoreboard, the venue dashboard and /metrics ("off": none)`)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd run [--config FILE] [--broker URL] [--check]\n\nReferees one table until interrupted. Without a broker in the file or\n--broker, an embedded broker listens on loopback. See docs/configuration.md.")
 		fs.PrintDefaults()
@@ -56,7 +58,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return 0
 	}
 	log := newLogger(stderr, c.Log)
-	if err := daemon.Run(ctx, c, daemon.Options{Logger: log, SimOutput: stdout}); err != nil {
+	if err := daemon.Run(ctx, c, daemon.Options{Logger: log, SimOutput: stdout, HTTP: *httpAddr}); err != nil {
 		fmt.Fprintf(stderr, "liarsd run: %v\n", err)
 		return 1
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +23,9 @@ import (
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/homeassistant"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/metrics"
 	"github.com/liarsd/liarsd/referee/mqtt"
+	"github.com/liarsd/liarsd/referee/scoreboard/web"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -52,6 +55,11 @@ type Options struct {
 	NoSync bool
 	// FlushTimeout bounds the delivery of queued messages at shutdown (3 s).
 	FlushTimeout time.Duration
+	// HTTP is where the scoreboard, the venue dashboard and /metrics are
+	// served (web.DefaultListen); "" or "off" serves nothing.
+	HTTP string
+	// WebStarted is called with the scoreboard's address once it listens.
+	WebStarted func(url string)
 }
 
 // Run referees the table c describes until ctx is done, then shuts down
@@ -88,6 +96,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	log.Info("daemon: journal", "path", j.Path(), "lines", len(lines))
 
 	brokerURL, user, password := c.Broker.URL, c.Broker.Username, c.Broker.Password
+	wsAddr := "" // the embedded broker's WebSocket listener, as it listens
 	if brokerURL == "" {
 		ws := c.Broker.Embedded.WebSocket
 		if ws == "off" {
@@ -105,12 +114,21 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		brokerURL = b.URL()
 		user, password = b.Credentials()
 		log.Info("daemon: embedded broker", "mqtt", b.URL(), "websocket", b.WebSocketURL())
+		wsAddr = strings.TrimPrefix(b.WebSocketURL(), "ws://")
 	}
 
+	m := metrics.New(c.Table)
+	observe := o.Observe
 	rc := referee.Config{
 		Table: c.Table, Journal: j,
 		RetryCapture: c.Camera.Retry, Clock: o.Clock, Logger: log.With("component", "referee"),
-		Observe: o.Observe,
+		Observe: func(ch referee.Change) {
+			m.Events(ch.Events)
+			if observe != nil {
+				observe(ch)
+			}
+		},
+		OnRead: m.Read,
 	}
 	if len(c.Seats) > 0 {
 		rc.NewGame = c.NewGameLine()
@@ -230,6 +248,19 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		return err
 	}
 	proxy.Client = client
+	m.QueueDepth(client.Pending)
+	site := web.FromConfig(c, o.HTTP, m, log)
+	if wsAddr != "" {
+		site.WebSocket = wsAddr
+	}
+	w, err := web.Start(ctx, site)
+	if err != nil {
+		return err
+	}
+	closers = append(closers, func() error { w.Close(); return nil })
+	if o.WebStarted != nil && w.URL() != "" {
+		o.WebStarted(w.URL())
+	}
 	closers = append(closers, func() error {
 		fctx, cancel := context.WithTimeout(context.Background(), o.FlushTimeout)
 		defer cancel()

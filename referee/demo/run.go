@@ -39,7 +39,11 @@ type Options struct {
 	// Listen (127.0.0.1:1883, or a free port when that one is taken).
 	Broker, Username, Password string
 	Listen                     string
-	Table                      string
+	// HTTP is the scoreboard's address (127.0.0.1:8080, or a free port
+	// when that one is taken); "off" for none. The embedded broker's
+	// WebSocket listener for it is 127.0.0.1:1884 (or a free port).
+	HTTP  string
+	Table string
 	// Seed drives the dice, the seats' play and the games' seeds.
 	Seed uint64
 	// Level is the seats' strategy (engine/computer): random, threshold,
@@ -121,6 +125,13 @@ func Run(ctx context.Context, o Options) error {
 	}
 	c.Broker.URL, c.Broker.Username, c.Broker.Password = o.Broker, o.Username, o.Password
 	c.Broker.Embedded.WebSocket = "off"
+	httpAddr := o.HTTP
+	if httpAddr == "" {
+		httpAddr = freeOr("127.0.0.1:8080")
+	}
+	if o.Broker == "" && httpAddr != "off" {
+		c.Broker.Embedded.WebSocket = freeOr("127.0.0.1:1884")
+	}
 	if o.Broker == "" {
 		listen := o.Listen
 		if listen == "" {
@@ -192,6 +203,10 @@ func Run(ctx context.Context, o Options) error {
 		Reader:    vision.NewReader(vision.Options{DieSize: layout.DieSize, StarDice: p.StarDie}),
 		Observe:   drv.Observe,
 		SimOutput: boardOut, ANSI: o.ANSI,
+		HTTP: httpAddr,
+		WebStarted: func(url string) {
+			out.say("liarsd demo: the scoreboard is at %s (all tables: %svenue)", url, url)
+		},
 		Started: func(ref *referee.Referee, url string) {
 			out.say("liarsd demo: table %q, %s, %d seats; MQTT at %s (topics %s/%s/#)", o.Table, o.Rules, o.Seats, url, c.Broker.Prefix, o.Table)
 			if o.Watch {
@@ -332,4 +347,16 @@ func (w *watcher) report() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return fmt.Sprintf("MQTT subscriber: %d events received, up to seq %d, %d gaps, %d repeats", w.received, w.maxSeq, w.gaps, w.repeats)
+}
+
+// freeOr returns addr when it is free to listen on, else the same host on
+// any free port.
+func freeOr(addr string) string {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		host, _, _ := net.SplitHostPort(addr)
+		return net.JoinHostPort(host, "0")
+	}
+	l.Close()
+	return addr
 }

@@ -25,7 +25,7 @@ func runDemo(t *testing.T, url, table string, seats int, options map[string]any,
 	go func() {
 		defer wg.Done()
 		err := demo.Run(ctx, demo.Options{
-			Rules: "star-board", Seats: seats, Options: options, Broker: url, Table: table,
+			Rules: "star-board", Seats: seats, Options: options, Broker: url, Table: table, HTTP: "127.0.0.1:0",
 			Seed: seed, Pace: 120 * time.Millisecond, StateDir: dir, Out: io.Discard, BoardMode: "off",
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
