@@ -68,30 +68,13 @@ func TrainCropModel(o TrainOptions, w io.Writer) error {
 		logf("photos: %d candidates from %d train/ images, each used twice", n, len(names))
 	}
 	if o.Synthetic > 0 {
-		if o.Render == nil {
-			return errors.New("vision: training on synthetic tables needs TrainOptions.Render")
-		}
-		n := 0
-		for i := 0; i < o.Synthetic; i++ {
-			img, truth, err := o.Render(o.SyntheticSeed + uint64(i))
-			if err != nil {
-				return err
-			}
-			labels := make([]Label, len(truth))
-			for j, d := range truth {
-				h := d.Size / 2
-				labels[j] = Label{Face: d.Face, Star: d.Star, Box: Box{d.X - h, d.Y - h, d.X + h, d.Y + h}}
-				if d.Uncertain {
-					labels[j].Face = 0 // not a readable face: left out
-				}
-			}
+		n, err := eachSyntheticTable(o, func(img gocv.Mat, labels []Label) (int, error) {
 			s, err := cropSamples(img, labels)
-			img.Close()
-			if err != nil {
-				return err
-			}
-			n += len(s)
 			samples = append(samples, s...)
+			return len(s), err
+		})
+		if err != nil {
+			return err
 		}
 		logf("synthetic: %d candidates from %d tables", n, o.Synthetic)
 	}

@@ -71,30 +71,13 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 		samples = append(samples, s...)
 	}
 	if o.Synthetic > 0 {
-		if o.Render == nil {
-			return errors.New("vision: training on synthetic tables needs TrainOptions.Render")
-		}
-		n := 0
-		for i := 0; i < o.Synthetic; i++ {
-			img, truth, err := o.Render(o.SyntheticSeed + uint64(i))
-			if err != nil {
-				return err
-			}
-			labels := make([]Label, len(truth))
-			for j, d := range truth {
-				h := d.Size / 2
-				labels[j] = Label{Face: d.Face, Star: d.Star, Box: Box{d.X - h, d.Y - h, d.X + h, d.Y + h}}
-				if d.Uncertain {
-					labels[j].Face = 0 // not a readable face: left out
-				}
-			}
+		n, err := eachSyntheticTable(o, func(img gocv.Mat, labels []Label) (int, error) {
 			s, err := imageSamples(img, labels)
-			img.Close()
-			if err != nil {
-				return err
-			}
-			n += len(s)
 			samples = append(samples, s...)
+			return len(s), err
+		})
+		if err != nil {
+			return err
 		}
 		logf("synthetic: %d faces from %d tables", n, o.Synthetic)
 	}
@@ -278,4 +261,35 @@ func findFaces(img gocv.Mat, dieSize float64) ([]foundFace, error) {
 		out = append(out, foundFace{fr: fr, x: float64(p.x0) + fr.cx, y: float64(p.y0) + fr.cy})
 	}
 	return out, nil
+}
+
+// eachSyntheticTable renders the options' synthetic tables and hands each
+// image, with the labels of its readable dice, to use; it returns the
+// samples use counted.
+func eachSyntheticTable(o TrainOptions, use func(img gocv.Mat, labels []Label) (int, error)) (int, error) {
+	if o.Render == nil {
+		return 0, errors.New("vision: training on synthetic tables needs TrainOptions.Render")
+	}
+	n := 0
+	for i := 0; i < o.Synthetic; i++ {
+		img, truth, err := o.Render(o.SyntheticSeed + uint64(i))
+		if err != nil {
+			return n, err
+		}
+		labels := make([]Label, len(truth))
+		for j, d := range truth {
+			h := d.Size / 2
+			labels[j] = Label{Face: d.Face, Star: d.Star, Box: Box{d.X - h, d.Y - h, d.X + h, d.Y + h}}
+			if d.Uncertain {
+				labels[j].Face = 0 // not a readable face: left out
+			}
+		}
+		k, err := use(img, labels)
+		img.Close()
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	return n, nil
 }
