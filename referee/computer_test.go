@@ -71,3 +71,19 @@ func TestComputerSeatsPlayTheirTurns(t *testing.T) {
 		}
 	}
 }
+
+// TestNewGameSeedStaysOutOfTheLog: the seed a new_game is journaled with
+// would give away computer seats' dice, so no log line carries it.
+func TestNewGameSeedStaysOutOfTheLog(t *testing.T) {
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		NewSeed:   func() int64 { return 987654321 },
+		Computers: []referee.Computer{{Name: "bot"}},
+	})
+	if rep := h.do(t, `{"type":"new_game","rules":"classic","seats":["ann","bot"],"first":"ann"}`); !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	h.stop()
+	if logs := h.logs.String(); strings.Contains(logs, "987654321") {
+		t.Fatalf("the seed is in the log:\n%s", logs)
+	}
+}

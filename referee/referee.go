@@ -355,7 +355,13 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 	r.statusErr = ""
 	r.lines = append(r.lines, journaled)
 	r.remember(journaled, r.table.Seq())
-	r.log.Info("referee: input accepted", "source", source, "line", string(line), "seq", r.table.Seq())
+	if a.Type == engine.ActNewGame {
+		// The seed stays in the journal: from it, computer seats' dice
+		// could be worked out.
+		r.log.Info("referee: new game", "source", source, "rules", a.Rules, "seats", a.Seats, "seq", r.table.Seq())
+	} else {
+		r.log.Info("referee: input accepted", "source", source, "line", string(line), "seq", r.table.Seq())
+	}
 	for _, e := range evs {
 		r.publishEvent(e)
 	}
