@@ -47,7 +47,7 @@ func Open(path string, opts Options) (j *Journal, lines [][]byte, dropped []byte
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, nil, fmt.Errorf("journal: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("journal: %w", err)
 	}
