@@ -68,6 +68,9 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 			dice = append(dice, d)
 		}
 	}
+	if scanEnabled {
+		dice = append(dice, r.scanMissing(pix, bgr.Cols(), bgr.Rows(), scale, dice, cands, segScale)...)
+	}
 	dice = dedupe(dice)
 	sort.Slice(dice, func(i, j int) bool {
 		if math.Abs(dice[i].Y-dice[j].Y) > dice[i].Size/2 {
