@@ -37,11 +37,7 @@ func TrainCropModel(o TrainOptions, w io.Writer) error {
 	if o.Hidden <= 0 {
 		o.Hidden = 64
 	}
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
+	logf := o.logf
 	var samples []cropSample
 	if o.Photos != "" {
 		byImage, names, err := trainLabels(o.Photos, o.Exclude)

@@ -53,11 +53,7 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 	if o.Hidden <= 0 {
 		o.Hidden = 96
 	}
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
+	logf := o.logf
 	var samples []sample
 	if o.Photos != "" {
 		s, err := photoSamples(o.Photos, o.Exclude)
@@ -292,4 +288,11 @@ func eachSyntheticTable(o TrainOptions, use func(img gocv.Mat, labels []Label) (
 		n += k
 	}
 	return n, nil
+}
+
+// logf writes a line of training progress to o.Log, if any.
+func (o TrainOptions) logf(format string, args ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format+"\n", args...)
+	}
 }
