@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/google/renameio/v2"
 	"os"
-	"path/filepath"
 
 	"github.com/liarsd/liarsd/vision"
 )
@@ -128,7 +128,7 @@ func (f *File) Check() error {
 
 // Save writes the file so that a crash or a full disk never leaves a
 // corrupt or partial file in place of a good one: it writes a temporary
-// file beside it, syncs it, and renames it over the old one.
+// file beside it, syncs it, and renames it over the old one (renameio).
 func Save(path string, f *File) error {
 	f.Version = Version
 	if err := f.Check(); err != nil {
@@ -138,34 +138,14 @@ func Save(path string, f *File) error {
 	if err != nil {
 		return fmt.Errorf("calibration: %w", err)
 	}
-	return WriteFileAtomic(path, append(b, '\n'))
+	return writeFile(path, append(b, '\n'))
 }
 
-// WriteFileAtomic replaces path with data, or leaves it as it was.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("calibration: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename; cleans up after a failure
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+// writeFile replaces path with data atomically: a crash or a full disk
+// leaves the old file, never a partial one.
+func writeFile(path string, data []byte) error {
+	if err := renameio.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("calibration: writing %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("calibration: writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("calibration: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("calibration: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil { // make the rename itself durable
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -167,7 +167,7 @@ func writeImage(path string, img gocv.Mat) error {
 		return fmt.Errorf("calibration: encoding %s: %w", path, err)
 	}
 	defer buf.Close()
-	return WriteFileAtomic(path, buf.GetBytes())
+	return writeFile(path, buf.GetBytes())
 }
 
 // Layout says how seat zones are drawn.

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/google/renameio/v2"
 )
 
 // DefaultPrefix is the topics' first level.
@@ -520,12 +521,7 @@ func (c *Client) loadWatermark() (int, string) {
 // saveWatermarkLocked writes the watermark atomically; c.mu is held.
 func (c *Client) saveWatermarkLocked() {
 	b, _ := json.Marshal(watermarkFile{Seq: c.watermark, Hash: c.markHash})
-	tmp := c.watermarkPath() + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		c.log.Warn("mqtt: saving the watermark", "err", err)
-		return
-	}
-	if err := os.Rename(tmp, c.watermarkPath()); err != nil {
+	if err := renameio.WriteFile(c.watermarkPath(), b, 0o644); err != nil {
 		c.log.Warn("mqtt: saving the watermark", "err", err)
 		return
 	}
