@@ -21,7 +21,9 @@ GOTAGS  := $(if $(TAGS),-tags '$(TAGS)',)
 TESTTIMEOUT ?= 15m
 
 # System packages: what building needs, and what the tests start themselves.
-BUILD_PKGS := pkg-config g++ libopencv-dev
+# OpenBLAS replaces the reference BLAS behind OpenCV's matrix product, which
+# the dice reader's networks use (about three times faster; docs/vision.md).
+BUILD_PKGS := pkg-config g++ libopencv-dev libopenblas0-pthread
 TEST_PKGS  := mosquitto chromium
 
 .PHONY: all build test demo vet bench fuzz deps go-toolchain test-deps clean install
@@ -87,9 +89,10 @@ demo: build
 bench: deps
 	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem ./...
 	# vision: accuracy on the labelled photographs' test split (../shared beside
-	# the repository) and on synthetic star dice, and one core's speed.
+	# the repository) and on synthetic star dice, and one core's speed (taskset
+	# keeps OpenCV's and OpenBLAS's threads on that core too).
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
-	GOMAXPROCS=1 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -speed 100
+	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -speed 100
 
 # fuzz runs each fuzz target for FUZZTIME (by hand: they are not part of test).
 FUZZTIME ?= 60s

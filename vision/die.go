@@ -89,6 +89,9 @@ type Options struct {
 	// MinConfidence is the confidence below which a die is flagged
 	// Uncertain. Zero means DefaultMinConfidence.
 	MinConfidence float64
+	// Models replaces the embedded learned weights (see LoadModels); nil
+	// keeps them.
+	Models *Models `json:"-"`
 }
 
 // DefaultMinConfidence is the confidence below which dice are flagged

@@ -13,12 +13,16 @@
 // image (OpenImage), a folder of images (OpenFolder), or the synthetic
 // table of package vision/synth.
 //
-// Faces are read by rules on the marks a face encloses, checked by a small
-// neural network whose weights live in model/face.json, and every candidate
-// region is checked against the image itself by the die verifier, a small
-// convolutional network in model/crop.json that also reads the faces the
-// rules cannot make out and rejects regions that are not dice (both made by
-// `liarsd readtrain`, with TrainFaceModel and TrainCropModel).
+// Dice are found by the dice finder, a small fully convolutional network
+// (model/finder.json) that marks each die's centre and size, and read by
+// the face network (model/facenet.json), a small convolutional network
+// that reads a window around each die turned square to the image; it also
+// says when a window holds no die, or a die whose face cannot be read.
+// The rules, which segment the image and count the marks a face encloses
+// (checked by the classifier in model/face.json), are a second opinion: a
+// confident read they contradict is flagged Uncertain. All three are pure
+// Go networks made by `liarsd readtrain` (TrainFaceModel, TrainLearned)
+// from the train/ split of the labelled photographs and synthetic tables.
 // docs/vision.md describes the method and quotes the measured accuracy and
 // speed; `liarsd readbench` prints them.
 package vision

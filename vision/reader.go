@@ -14,9 +14,11 @@ import (
 // Reader finds dice in images and reads their top faces. A Reader is safe
 // for use by one goroutine at a time; make one per goroutine.
 type Reader struct {
-	opts  Options
-	model *faceModel
-	crop  *verifier // the die verifier
+	opts    Options
+	model   *faceModel     // the rules' face classifier
+	learned *learnedModels // the dice finder and the face network
+	finder  *finder
+	faces   *faceScratch
 }
 
 // NewReader returns a Reader configured by opts.
@@ -24,7 +26,14 @@ func NewReader(opts Options) *Reader {
 	if opts.MinConfidence <= 0 {
 		opts.MinConfidence = DefaultMinConfidence
 	}
-	return &Reader{opts: opts, model: defaultModel, crop: defaultCropModel}
+	r := &Reader{opts: opts, model: defaultModel, learned: defaultLearned}
+	if opts.Models != nil {
+		r.model, r.learned = opts.Models.rules, opts.Models.learned
+	}
+	if r.learned != nil {
+		r.finder, r.faces = newFinder(r.learned.finder), r.learned.faces.newScratch()
+	}
+	return r
 }
 
 // Options returns the options the Reader was made with.
@@ -60,16 +69,21 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 		return nil, err
 	}
 	defer sc.bgr.Close()
-	bgr, scale, segScale, cands, pix := sc.bgr, sc.scale, sc.segScale, sc.cands, sc.pix
-	dice := make([]Die, 0, len(cands))
-	for _, c := range cands {
-		if d, ok := r.readCandidate(pix, bgr.Cols(), bgr.Rows(), c, segScale); ok {
-			d.X, d.Y, d.Size = d.X/scale, d.Y/scale, d.Size/scale
-			dice = append(dice, d)
+	var dice []Die
+	if r.learned != nil {
+		if dice, err = r.readLearned(sc); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, c := range sc.cands {
+			if rd, ok := r.readRules(sc.pix, sc.bgr.Cols(), sc.bgr.Rows(), c, sc.segScale); ok {
+				r.applyView(&rd.Die)
+				dice = append(dice, rd.Die)
+			}
 		}
 	}
-	if scanEnabled {
-		dice = append(dice, r.scanMissing(pix, bgr.Cols(), bgr.Rows(), scale, dice, cands, segScale)...)
+	for i := range dice {
+		dice[i].X, dice[i].Y, dice[i].Size = dice[i].X/sc.scale, dice[i].Y/sc.scale, dice[i].Size/sc.scale
 	}
 	dice = dedupe(dice)
 	sort.Slice(dice, func(i, j int) bool {
@@ -81,68 +95,36 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 	return dice, nil
 }
 
-// readCandidate reads one candidate region of the image (BGR bytes, w x
-// h); the die it returns is in the image's pixels. It reports false when
-// the region is not a die.
-func (r *Reader) readCandidate(pix []byte, w, h int, c candidate, segScale float64) (Die, bool) {
+// rulesRead is the rules' read of a region: the die (in the image's
+// pixels, as seen: the view not applied) and how square its face is (0-1:
+// low for a cocked or half-hidden die).
+type rulesRead struct {
+	Die
+	shape float64
+}
+
+// readRules reads one candidate region of the image (BGR bytes, w x h)
+// by the rules and the rules' face classifier. It reports false when the
+// region has no marks, so is not a die.
+func (r *Reader) readRules(pix []byte, w, h int, c candidate, segScale float64) (rulesRead, bool) {
 	p := cutPatch(pix, w, h, c, segScale)
 	fr := readFace(p)
-	x, y, side := c.cx/segScale, c.cy/segScale, c.side/segScale
 	conf := fr.confidence
 	if r.model != nil && fr.side > 0 {
 		fr.face, fr.star, conf = r.combine(fr)
 	}
 	conf *= fr.shape
 	if fr.pips == 0 {
-		conf = 0
-	}
-	d := Die{Face: fr.face, Star: fr.star, X: x, Y: y, Size: side}
-	v := cropVerdict{class: -1}
-	if r.crop != nil {
-		cp := newCropPatch(pix, w, h, x, y, side)
-		angle := math.Atan2(c.uy, c.ux)
-		if conf >= r.opts.MinConfidence {
-			// A confident read the verifier confirms at one turn needs no
-			// more of its time.
-			v = r.crop.verify(cp, x, y, side, angle, 1)
-		}
-		if v.class != d.class() {
-			v = r.crop.verify(cp, x, y, side, angle, verifierViews)
-		}
-	}
-	if fr.pips == 0 && !(c.dieLike && v.alone()) {
 		// Every face of a die has marks: a region with none is a mark on
 		// the table, a shadow, a hole or a hand.
-		return Die{}, false
+		return rulesRead{}, false
 	}
+	d := Die{Face: fr.face, Star: fr.star, X: c.cx / segScale, Y: c.cy / segScale, Size: c.side / segScale}
 	if fr.side > 0 {
 		// The face locates the die better than its outline, which holds
 		// its shadow and, in perspective, a side.
 		d.X, d.Y = float64(p.x0)+fr.cx, float64(p.y0)+fr.cy
 		d.Size = fr.side
-	}
-	if v.class >= 0 {
-		switch {
-		case v.class == notADie && v.p >= verifierReject && conf < r.opts.MinConfidence:
-			// Neither the rules nor the verifier see a die.
-			return Die{}, false
-		case conf >= r.opts.MinConfidence && v.class != d.class() && v.probs[d.class()] < verifierSupport:
-			// The rules read a face the verifier finds implausible: ask
-			// for a look.
-			conf = math.Min(conf, r.opts.MinConfidence*0.9)
-		case conf < r.opts.MinConfidence && c.dieLike && d.Face != 0 && v.class == d.class() && v.class < 6 && v.p >= verifierAgree && v.worst >= verifierAgreeWorst:
-			// The rules' best guess, unsure on its own, and the verifier's
-			// read agree (on a pip face: see alone).
-			conf = v.p * 0.9
-		case conf < r.opts.MinConfidence && c.dieLike && v.alone():
-			// The rules could not make the face out; the verifier reads
-			// it the same at every turn, very sure.
-			d.Face, d.Star = v.class+1, v.class == 6
-			if d.Star {
-				d.Face = 1
-			}
-			conf = v.p * 0.9
-		}
 	}
 	d.Confidence = math.Round(conf*1000) / 1000
 	if d.Face == 1 {
@@ -154,8 +136,7 @@ func (r *Reader) readCandidate(pix []byte, w, h int, c candidate, segScale float
 		}
 	}
 	d.Uncertain = d.Face == 0 || d.Confidence < r.opts.MinConfidence
-	r.applyView(&d)
-	return d, true
+	return rulesRead{Die: d, shape: fr.shape}, true
 }
 
 // class is the die's class for the networks: 0-5 faces 1-6, 6 the star.
@@ -165,26 +146,6 @@ func (d Die) class() int {
 	}
 	return max(d.Face-1, 0)
 }
-
-// alone reports that the verifier's read may stand without the rules'.
-// It never does for the star: the verifier learned three artworks from
-// synthetic tables, and a star drawn some other way (an anchor, a sun) is
-// for the rules and the table's calibration to recognise, or to flag.
-func (v cropVerdict) alone() bool {
-	return v.class >= 0 && v.class < 6 && v.p >= verifierAlone && v.worst >= verifierWorst
-}
-
-// Verifier thresholds, tuned on held-out images of the train/ split.
-var (
-	verifierAlone   = 0.97 // probability for the verifier's read to stand alone
-	verifierWorst   = 0.85 // ... in each view
-	verifierSupport = 0.2  // probability the verifier must give a confident rules' read
-	verifierReject  = 0.9  // probability of "not a die" that drops an unsure region
-	verifierViews   = 4    // views (quarter turns, then mirrored) when it matters
-
-	verifierAgree      = 0.8 // probability for the verifier to confirm the rules' unsure guess
-	verifierAgreeWorst = 0.5 // ... in each view
-)
 
 // detected is an image made ready for reading and the candidate regions
 // found in it.

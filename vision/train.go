@@ -30,11 +30,15 @@ type TrainOptions struct {
 	// Exclude leaves out the train/ images it returns true for (to hold
 	// some out for validation); nil keeps them all.
 	Exclude func(image string) bool
-	Epochs  int // default 40 (the verifier: 36)
-	// Verifiers is how many networks the die verifier averages (default 2).
-	Verifiers int
-	Hidden    int    // default 96 (the verifier: 64)
-	Seed      uint64 // the training's own randomness
+	Epochs  int    // the rules' face classifier's passes (default 40)
+	Hidden  int    // the rules' face classifier's hidden units (default 96)
+	Seed    uint64 // the training's own randomness
+	// FinderEpochs and FaceNetEpochs are the dice finder's and the face
+	// network's passes (defaults 60 and 100); FaceNets is how many face
+	// networks, from different seeds, are averaged (default 2).
+	FinderEpochs, FaceNetEpochs, FaceNets int
+	// Workers is how many goroutines share the work (default 2).
+	Workers int
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
 }

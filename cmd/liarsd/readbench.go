@@ -33,9 +33,10 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	annotate := fs.String("annotate", "", "folder to write annotated images into")
 	subset := fs.String("subset", "", "only the even or odd images of the train split (in name order), to validate on the half readtrain -holdout left out")
 	verbose := fs.Bool("v", false, "list every miss and wrong read")
+	models := fs.String("models", "", "folder of retrained weights (face.json, finder.json, facenet.json, as readtrain writes them) to measure instead of the embedded ones")
 	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (the labelled photographs do); the synthetic run always reads star dice with no hint")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs, on\nsynthetic star dice, and the median time to read a 1280x720 table of 30 dice.\nRun it with GOMAXPROCS=1 (or taskset -c 0) for one core's speed.")
+		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs, on\nsynthetic star dice, and the median time to read a 1280x720 table of 30 dice.\nRun it as GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 liarsd readbench for\none core's speed (make bench does).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -47,8 +48,16 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			return 1
 		}
 	}
-	reader := vision.NewReader(vision.Options{})
-	photoReader := vision.NewReader(vision.Options{PlainDice: *plain})
+	var m *vision.Models
+	if *models != "" {
+		var err error
+		if m, err = vision.LoadModels(*models); err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+	}
+	reader := vision.NewReader(vision.Options{Models: m})
+	photoReader := vision.NewReader(vision.Options{PlainDice: *plain, Models: m})
 	if *photos != "" {
 		if _, err := os.Stat(filepath.Join(*photos, "labels.csv")); err != nil {
 			fmt.Fprintf(stdout, "photos: skipped, no labels.csv in %s (the shared data sits in ../shared beside the repository)\n", *photos)

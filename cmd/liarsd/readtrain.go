@@ -28,14 +28,17 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	fs := flag.NewFlagSet("readtrain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	photos := fs.String("photos", "../shared/data/dice-photos", "labelled photographs; only their train/ split is used")
-	synthetic := fs.Int("synthetic", 60, "synthetic tables of star dice to add")
+	synthetic := fs.Int("synthetic", 60, "synthetic tables to add (star dice and plain dice in turn)")
 	synthSeed := fs.Uint64("synthetic-seed", 1000000, "first seed of the synthetic tables (readbench measures on seeds 1..N: keep apart)")
 	epochs := fs.Int("epochs", 40, "passes over the faces")
 	seed := fs.Uint64("seed", 1, "seed of the training's own randomness")
 	out := fs.String("o", "vision/model/face.json", "where to write the face classifier's weights; empty skips it")
-	cropOut := fs.String("crop-o", "vision/model/crop.json", "where to write the die verifier's weights; empty skips it")
-	cropEpochs := fs.Int("crop-epochs", 36, "passes over the candidates for the die verifier")
-	verifiers := fs.Int("verifiers", 2, "networks the die verifier averages (trained at once, one per core)")
+	finderOut := fs.String("finder-o", "vision/model/finder.json", "where to write the dice finder's weights; empty skips it")
+	faceNetOut := fs.String("facenet-o", "vision/model/facenet.json", "where to write the face network's weights; empty skips it")
+	finderEpochs := fs.Int("finder-epochs", 60, "passes over the images for the dice finder")
+	faceNetEpochs := fs.Int("facenet-epochs", 100, "passes over the dice for the face network")
+	faceNets := fs.Int("facenets", 2, "face networks to average (trained at once, from seeds seed, seed+1, ...)")
+	workers := fs.Int("workers", 2, "goroutines sharing the training (the result depends on it)")
 	holdout := fs.String("holdout", "", "leave out the even or odd train/ images (in name order), to validate on them with readbench -subset")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -54,7 +57,12 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		Synthetic:     *synthetic,
 		SyntheticSeed: *synthSeed,
 		Render: func(s uint64) (gocv.Mat, []vision.Die, error) {
-			return synth.Render(synth.Random(s, synth.RandomOptions{StarShare: 1.0 / 3}))
+			// Star dice on even seeds, plain dice (a pip on the 1) on odd.
+			o := synth.RandomOptions{StarShare: 1.0 / 3}
+			if s%2 == 1 {
+				o = synth.RandomOptions{Stars: []synth.Artwork{synth.Pip}}
+			}
+			return synth.Render(synth.Random(s, o))
 		},
 		Exclude: exclude,
 		Epochs:  *epochs,
@@ -73,21 +81,35 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", *out)
 	}
-	if *cropOut == "" {
+	if *finderOut == "" && *faceNetOut == "" {
 		return 0
 	}
-	buf.Reset()
-	opts.Epochs = *cropEpochs
-	opts.Verifiers = *verifiers
-	if err := vision.TrainCropModel(opts, &buf); err != nil {
+	opts.FinderEpochs, opts.FaceNetEpochs, opts.FaceNets, opts.Workers = *finderEpochs, *faceNetEpochs, *faceNets, *workers
+	var finderBuf, faceNetBuf bytes.Buffer
+	var fw, nw io.Writer
+	if *finderOut != "" {
+		fw = &finderBuf
+	}
+	if *faceNetOut != "" {
+		nw = &faceNetBuf
+	}
+	if err := vision.TrainLearned(opts, fw, nw); err != nil {
 		fmt.Fprintf(stderr, "readtrain: %v\n", err)
 		return 1
 	}
-	if err := os.WriteFile(*cropOut, buf.Bytes(), 0o644); err != nil {
-		fmt.Fprintf(stderr, "readtrain: %v\n", err)
-		return 1
+	for _, o := range []struct {
+		path string
+		buf  *bytes.Buffer
+	}{{*finderOut, &finderBuf}, {*faceNetOut, &faceNetBuf}} {
+		if o.path == "" {
+			continue
+		}
+		if err := os.WriteFile(o.path, o.buf.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(stderr, "readtrain: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "wrote %s\n", o.path)
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", *cropOut)
 	return 0
 }
 

@@ -156,10 +156,13 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		}
 		rc.Reader = o.Reader
 		if rc.Reader == nil {
-			vo := vision.Options{StarDice: c.Rules == "star-board"}
+			// Only the star-board game is played with star dice; at any
+			// other table a star-looking face is a doubt, and a lone mark a 1.
+			starDice := c.Rules == "star-board"
+			vo := vision.Options{StarDice: starDice, PlainDice: !starDice}
 			if cal != nil {
 				vo = cal.VisionOptions()
-				vo.StarDice = c.Rules == "star-board"
+				vo.StarDice, vo.PlainDice = starDice, !starDice
 			}
 			// The file's settings, where given, win over the calibration's.
 			if c.Camera.View != "" && (cal == nil || cal.Camera == nil || cal.Camera.View == "") {

@@ -200,7 +200,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	err := daemon.Run(ctx, c, daemon.Options{
 		Logger: o.Logger, Camera: cam,
-		Reader:    vision.NewReader(vision.Options{DieSize: layout.DieSize, StarDice: p.StarDie}),
+		Reader:    vision.NewReader(vision.Options{DieSize: layout.DieSize, StarDice: p.StarDie, PlainDice: !p.StarDie}),
 		Observe:   drv.Observe,
 		SimOutput: boardOut, ANSI: o.ANSI,
 		HTTP: httpAddr,

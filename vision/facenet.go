@@ -1,0 +1,347 @@
+package vision
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// The face network reads a die's top face from the image around it: a
+// colour window of the die, turned and scaled to a fixed grid, into nine
+// classes (the six faces, the star, "not a die", and "a die whose face
+// cannot be read"). Its weights are in model/facenet.json; `liarsd
+// readtrain` makes them from the train/ split of the photographs and
+// synthetic tables.
+
+const (
+	// faceNetGrid is the side of the sampled window, in cells.
+	faceNetGrid = 32
+	// faceNetWindow is the window's side over the die's side: a little
+	// of the table around the die, so that the net sees the die's edges.
+	faceNetWindow = 1.25
+)
+
+var faceNetShape = shape{3, faceNetGrid, faceNetGrid}
+
+// newFaceNet makes an untrained face network.
+func newFaceNet(seed uint64) *network {
+	return newNetwork(seed, faceNetShape,
+		nnLayer{Kind: layerConv, Out: 16, ReLU: true},
+		nnLayer{Kind: layerPool},
+		nnLayer{Kind: layerConv, Out: 24, ReLU: true},
+		nnLayer{Kind: layerPool},
+		nnLayer{Kind: layerConv, Out: 32, ReLU: true},
+		nnLayer{Kind: layerPool},
+		nnLayer{Kind: layerDense, Out: 64, ReLU: true},
+		nnLayer{Kind: layerDense, Out: faceNetClasses},
+	)
+}
+
+// colourJitter changes a window's colours in training: each channel's
+// gain, and which channel is which, so that the net learns dice of any
+// colour from the colours it was shown.
+type colourJitter struct {
+	gain [3]float32
+	perm [3]int
+	gray bool
+}
+
+var noJitter = colourJitter{gain: [3]float32{1, 1, 1}, perm: [3]int{0, 1, 2}}
+
+// sampleWindow fills out (3 x faceNetGrid squared) with the window of
+// side faceNetWindow*side around (cx, cy) of the BGR image pix (w x h),
+// turned by angle and mirrored when flip is set, by bilinear sampling, then
+// standardised (zero mean, unit spread over the window) so that light and
+// exposure do not matter. Outside the image reads as the nearest edge.
+func sampleWindow(pix []byte, w, h int, cx, cy, side, angle float64, flip bool, cj colourJitter, out []float32) {
+	const g = faceNetGrid
+	step := side * faceNetWindow / g
+	ca, sa := math.Cos(angle)*step, math.Sin(angle)*step
+	fs := 1.0
+	if flip {
+		fs = -1
+	}
+	plane := g * g
+	var sum, sq float64
+	for v := 0; v < g; v++ {
+		dv := float64(v) - (g-1)/2.0
+		for u := 0; u < g; u++ {
+			du := (float64(u) - (g-1)/2.0) * fs
+			x := cx + ca*du - sa*dv
+			y := cy + sa*du + ca*dv
+			x = math.Min(math.Max(x, 0), float64(w-1))
+			y = math.Min(math.Max(y, 0), float64(h-1))
+			x0, y0 := int(x), int(y)
+			x1, y1 := min(x0+1, w-1), min(y0+1, h-1)
+			fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
+			i00, i01 := (y0*w+x0)*3, (y0*w+x1)*3
+			i10, i11 := (y1*w+x0)*3, (y1*w+x1)*3
+			var px [3]float32
+			for c := 0; c < 3; c++ {
+				top := float32(pix[i00+c])*(1-fx) + float32(pix[i01+c])*fx
+				bot := float32(pix[i10+c])*(1-fx) + float32(pix[i11+c])*fx
+				px[c] = top*(1-fy) + bot*fy
+			}
+			if cj.gray {
+				m := (px[0] + px[1] + px[2]) / 3
+				px = [3]float32{m, m, m}
+			}
+			k := v*g + u
+			for c := 0; c < 3; c++ {
+				val := px[cj.perm[c]] * cj.gain[c]
+				out[c*plane+k] = val
+				sum += float64(val)
+				sq += float64(val) * float64(val)
+			}
+		}
+	}
+	n := float64(3 * plane)
+	mean := sum / n
+	sd := math.Sqrt(math.Max(sq/n-mean*mean, 0)) + 4
+	for i := range out[:3*plane] {
+		out[i] = float32((float64(out[i]) - mean) / sd)
+	}
+}
+
+// faceNets is the face network: several trained from different seeds,
+// whose probabilities are averaged.
+type faceNets struct {
+	Nets []*network `json:"nets"`
+}
+
+func (f *faceNets) check() error {
+	if len(f.Nets) == 0 {
+		return fmt.Errorf("vision: face network has no nets")
+	}
+	for _, n := range f.Nets {
+		if err := n.check(faceNetShape); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// faceVerdict is what the face network makes of a window: the averaged
+// probability of each class, the best class, and the lowest probability
+// any single view gave it.
+type faceVerdict struct {
+	probs [faceNetClasses]float64
+	class int
+	p     float64
+	worst float64
+}
+
+// faceScratch is the buffers one reader uses to run the face network.
+type faceScratch struct {
+	x     []float32
+	turn  []float32
+	pass  *pass
+	probs []float64
+}
+
+func (f *faceNets) newScratch() *faceScratch {
+	return &faceScratch{x: make([]float32, faceNetShape.size()), turn: make([]float32, faceNetShape.size()),
+		pass: f.Nets[0].newPass(faceNetShape, false), probs: make([]float64, faceNetClasses)}
+}
+
+// read runs the network on the die at (cx, cy) of the given side, seen
+// at views quarter turns (1 to 4), every net at every view.
+func (f *faceNets) read(s *faceScratch, pix []byte, w, h int, cx, cy, side float64, views int) faceVerdict {
+	sampleWindow(pix, w, h, cx, cy, side, dieAngle(pix, w, h, cx, cy, side), false, noJitter, s.x)
+	var v faceVerdict
+	per := make([][faceNetClasses]float64, 0, views*len(f.Nets))
+	for turn := 0; turn < max(views, 1); turn++ {
+		in := s.x
+		if turn > 0 {
+			quarterTurn(s.x, s.turn, turn)
+			in = s.turn
+		}
+		for _, n := range f.Nets {
+			probs := softmax(n.forward(in, s.pass), s.probs)
+			var one [faceNetClasses]float64
+			for c, p := range probs {
+				one[c] = p
+				v.probs[c] += p
+			}
+			per = append(per, one)
+		}
+	}
+	for c := range v.probs {
+		v.probs[c] /= float64(len(per))
+		if v.probs[c] > v.probs[v.class] {
+			v.class = c
+		}
+	}
+	v.p, v.worst = v.probs[v.class], 1
+	for _, one := range per {
+		v.worst = math.Min(v.worst, one[v.class])
+	}
+	return v
+}
+
+// quarterTurn writes src (3 grids) turned by k quarter turns into dst.
+func quarterTurn(src, dst []float32, k int) {
+	const g = faceNetGrid
+	for c := 0; c < 3; c++ {
+		s, d := src[c*g*g:(c+1)*g*g], dst[c*g*g:(c+1)*g*g]
+		for y := 0; y < g; y++ {
+			for x := 0; x < g; x++ {
+				sx, sy := x, y
+				for i := 0; i < k; i++ {
+					sx, sy = sy, g-1-sx
+				}
+				d[y*g+x] = s[sy*g+sx]
+			}
+		}
+	}
+}
+
+// faceExample is one window to train on: a labelled die, or (die < 0) a
+// place on the table drawn afresh each time.
+type faceExample struct {
+	table, die int
+}
+
+// trainFaceNet trains one face network on the tables.
+func trainFaceNet(tables []trainTable, o fitOptions) *network {
+	var examples []faceExample
+	for ti, t := range tables {
+		if len(t.dice) == 0 {
+			continue
+		}
+		for di := range t.dice {
+			examples = append(examples, faceExample{ti, di})
+			if t.photo {
+				// Real photographs are fewer and harder than synthetic
+				// tables: they count double.
+				examples = append(examples, faceExample{ti, di})
+			}
+			// A window on no die for every other die.
+			if di%2 == 0 {
+				examples = append(examples, faceExample{ti, -1})
+			}
+		}
+	}
+	n := newFaceNet(o.Seed)
+	fit(n, faceNetShape, len(examples), o, func(k int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
+		e := examples[k]
+		t := &tables[e.table]
+		cx, cy, side, class := faceWindow(t, e.die, rng)
+		cj := colourJitter{perm: [3]int{0, 1, 2}, gray: rng.IntN(10) == 0}
+		if rng.IntN(2) == 0 {
+			cj.perm = [3]int(rng.Perm(3))
+		}
+		for c := range cj.gain {
+			cj.gain[c] = 0.75 + 0.5*rng.Float32()
+		}
+		angle := dieAngle(t.pix, t.w, t.h, cx, cy, side) + float64(rng.IntN(4))*math.Pi/2 + (rng.Float64()-0.5)*0.15
+		sampleWindow(t.pix, t.w, t.h, cx, cy, side, angle, rng.IntN(2) == 0, cj, x)
+		if rng.IntN(3) == 0 {
+			sd := float32(0.15 * rng.Float64())
+			for i := range x {
+				x[i] += sd * float32(rng.NormFloat64())
+			}
+		}
+		probs := softmax(n.forward(x, p), make([]float64, faceNetClasses))
+		out := p.grad[len(p.grad)-1]
+		best := 0
+		for c := range out {
+			out[c] = float32(probs[c])
+			if probs[c] > probs[best] {
+				best = c
+			}
+		}
+		out[class]--
+		right := 0
+		if best == class {
+			right = 1
+		}
+		return -math.Log(math.Max(probs[class], 1e-9)), right, 1
+	})
+	return n
+}
+
+// faceWindow draws the window of one example: the labelled die di of t,
+// jittered as the finder's centres and sizes are, or (di < 0) a place on no
+// die's centre: the bare table, or part of a die, or between two.
+func faceWindow(t *trainTable, di int, rng *rand.Rand) (cx, cy, side float64, class int) {
+	if di >= 0 {
+		d := t.dice[di]
+		side = d.size * (0.88 + 0.24*rng.Float64())
+		return d.x + (rng.Float64()-0.5)*0.2*d.size, d.y + (rng.Float64()-0.5)*0.2*d.size, side, d.class
+	}
+	ref := t.dice[rng.IntN(len(t.dice))]
+	side = ref.size * (0.85 + 0.3*rng.Float64())
+	for try := 0; ; try++ {
+		if rng.IntN(2) == 0 {
+			// Off a die's centre by half a die or more.
+			a, r := rng.Float64()*2*math.Pi, ref.size*(0.5+0.5*rng.Float64())
+			cx, cy = ref.x+r*math.Cos(a), ref.y+r*math.Sin(a)
+		} else {
+			cx, cy = rng.Float64()*float64(t.w), rng.Float64()*float64(t.h)
+		}
+		if try > 20 || !nearDieCentre(t, cx, cy, 0.4) {
+			return cx, cy, side, classNotADie
+		}
+	}
+}
+
+// nearDieCentre reports whether (x, y) is within frac of a die's side from
+// the centre of any die of t.
+func nearDieCentre(t *trainTable, x, y, frac float64) bool {
+	for _, d := range t.dice {
+		if math.Hypot(x-d.x, y-d.y) < frac*d.size {
+			return true
+		}
+	}
+	return false
+}
+
+// dieAngle estimates the turn of the die at (cx, cy) from the edges around
+// it: the dominant gradient direction modulo a quarter turn (angles are
+// taken four times, so the four sides of a square agree while the round
+// pips cancel out). The face network reads windows turned by it, so that
+// it only has to learn the quarter turns of a square face.
+func dieAngle(pix []byte, w, h int, cx, cy, side float64) float64 {
+	const g = 24
+	step := side * 1.15 / g
+	var gray [g * g]float64
+	for v := 0; v < g; v++ {
+		for u := 0; u < g; u++ {
+			gray[v*g+u] = grayAt(pix, w, h, cx+(float64(u)-(g-1)/2.0)*step, cy+(float64(v)-(g-1)/2.0)*step)
+		}
+	}
+	var c4, s4 float64
+	for v := 1; v < g-1; v++ {
+		for u := 1; u < g-1; u++ {
+			at := func(du, dv int) float64 { return gray[(v+dv)*g+u+du] }
+			// Sobel: smooth across, difference along.
+			gx := at(1, -1) + 2*at(1, 0) + at(1, 1) - at(-1, -1) - 2*at(-1, 0) - at(-1, 1)
+			gy := at(-1, 1) + 2*at(0, 1) + at(1, 1) - at(-1, -1) - 2*at(0, -1) - at(1, -1)
+			m := math.Hypot(gx, gy)
+			if m == 0 {
+				continue
+			}
+			// Four times the gradient's angle, weighted by its magnitude.
+			a := 4 * math.Atan2(gy, gx)
+			c4 += m * math.Cos(a)
+			s4 += m * math.Sin(a)
+		}
+	}
+	return math.Atan2(s4, c4) / 4
+}
+
+// grayAt is the brightness (the sum of B, G and R) of the BGR image pix
+// (w x h) at (x, y), interpolated; outside reads as the nearest edge.
+func grayAt(pix []byte, w, h int, x, y float64) float64 {
+	x = math.Min(math.Max(x, 0), float64(w-1))
+	y = math.Min(math.Max(y, 0), float64(h-1))
+	x0, y0 := int(x), int(y)
+	x1, y1 := min(x0+1, w-1), min(y0+1, h-1)
+	fx, fy := x-float64(x0), y-float64(y0)
+	sum := func(px, py int) float64 {
+		i := (py*w + px) * 3
+		return float64(pix[i]) + float64(pix[i+1]) + float64(pix[i+2])
+	}
+	return (sum(x0, y0)*(1-fx)+sum(x1, y0)*fx)*(1-fy) + (sum(x0, y1)*(1-fx)+sum(x1, y1)*fx)*fy
+}

@@ -1,0 +1,145 @@
+package vision
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestNetworkGradients checks the backward pass against finite
+// differences of a loss, for every kind of layer.
+func TestNetworkGradients(t *testing.T) {
+	in := shape{2, 8, 6}
+	n := newNetwork(3, in,
+		nnLayer{Kind: layerConv, Out: 3, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 3, Dilated: 2},
+		nnLayer{Kind: layerPool},
+		nnLayer{Kind: layerDense, Out: 4, ReLU: true},
+		nnLayer{Kind: layerDense, Out: 3},
+	)
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float32, in.size())
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	target := []float32{0.3, -0.2, 0.5}
+	// loss is half the squared distance of the output from target.
+	loss := func() float64 {
+		p := n.newPass(in, false)
+		out := n.forward(x, p)
+		var l float64
+		for i, v := range out {
+			l += 0.5 * float64(v-target[i]) * float64(v-target[i])
+		}
+		return l
+	}
+	p := n.newPass(in, true)
+	out := n.forward(x, p)
+	last := p.grad[len(p.grad)-1]
+	for i, v := range out {
+		last[i] = v - target[i]
+	}
+	g := n.newGrads()
+	n.backward(x, p, g)
+	const h = 1e-2
+	checked := 0
+	for li := range n.Layers {
+		w := n.Layers[li].W
+		for i := 0; i < len(w); i += 1 + len(w)/12 {
+			old := w[i]
+			w[i] = old + h
+			up := loss()
+			w[i] = old - h
+			down := loss()
+			w[i] = old
+			num := (up - down) / (2 * h)
+			if got := float64(g.w[li][i]); math.Abs(got-num) > 2e-2*math.Max(1, math.Abs(num)) {
+				t.Errorf("layer %d weight %d: gradient %.5f; finite difference %.5f", li, i, got, num)
+			}
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked %d weights; want at least 20", checked)
+	}
+}
+
+// TestNetworkJSONRoundTrip checks that weights survive their file exactly.
+func TestNetworkJSONRoundTrip(t *testing.T) {
+	in := shape{3, 8, 8}
+	n := newNetwork(7, in, nnLayer{Kind: layerConv, Out: 2, ReLU: true}, nnLayer{Kind: layerPool}, nnLayer{Kind: layerDense, Out: 2})
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(n); err != nil {
+		t.Fatal(err)
+	}
+	var back network
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if err := back.check(in); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n.Layers {
+		for j, v := range n.Layers[i].W {
+			if back.Layers[i].W[j] != v {
+				t.Fatalf("layer %d weight %d: got %v; want %v", i, j, back.Layers[i].W[j], v)
+			}
+		}
+	}
+	if err := back.check(shape{1, 8, 8}); err == nil {
+		t.Error("a network for 3 channels accepted 1")
+	}
+}
+
+// TestConvGemm checks OpenCV's matrix product gives what the Go
+// convolution does, plain and dilated.
+func TestConvGemm(t *testing.T) {
+	in := shape{3, 7, 9}
+	for _, dil := range []int{0, 2} {
+		n := newNetwork(5, in, nnLayer{Kind: layerConv, Out: 4, ReLU: true, Dilated: dil})
+		l := &n.Layers[0]
+		for i := range l.B {
+			l.B[i] = 0.1 * float32(i)
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		x := make([]float32, in.size())
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		want := make([]float32, 4*7*9)
+		got := make([]float32, len(want))
+		convForward(x, in, l, want)
+		if err := convGemm(x, in, l, got, make([]float32, 3*9*7*9)); err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-4 {
+				t.Fatalf("dilated %d: output %d: got %v; want %v", dil, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// BenchmarkConv compares the Go convolution with OpenCV's matrix product
+// on a layer of the dice finder's size.
+func BenchmarkConv(b *testing.B) {
+	in := shape{24, 40, 66}
+	n := newNetwork(1, in, nnLayer{Kind: layerConv, Out: 32, ReLU: true})
+	x := make([]float32, in.size())
+	out := make([]float32, 32*40*66)
+	b.Run("go", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			convForward(x, in, &n.Layers[0], out)
+		}
+	})
+	cols := make([]float32, 24*9*40*66)
+	b.Run("gemm", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := convGemm(x, in, &n.Layers[0], out, cols); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

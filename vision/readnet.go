@@ -1,0 +1,373 @@
+package vision
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// The learned read: the dice finder marks the dice, the face network reads
+// each, and the rules' read of the same die (where the segmentation found
+// it) is a second opinion that must not contradict a confident read.
+
+//go:embed model/finder.json
+var finderJSON []byte
+
+//go:embed model/facenet.json
+var faceNetJSON []byte
+
+// learnedModels are the dice finder and the face network.
+type learnedModels struct {
+	finder *network
+	faces  *faceNets
+}
+
+// defaultLearned is the embedded models, or nil when they are missing or
+// do not fit (the reader then reads by its rules alone).
+var defaultLearned = func() *learnedModels {
+	m, err := parseLearned(finderJSON, faceNetJSON)
+	if err != nil {
+		return nil
+	}
+	return m
+}()
+
+func parseLearned(finderData, facesData []byte) (*learnedModels, error) {
+	var m learnedModels
+	m.finder, m.faces = new(network), new(faceNets)
+	if err := json.Unmarshal(finderData, m.finder); err != nil {
+		return nil, fmt.Errorf("vision: dice finder: %w", err)
+	}
+	if err := m.finder.check(shape{3, finderCrop, finderCrop}); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(facesData, m.faces); err != nil {
+		return nil, fmt.Errorf("vision: face network: %w", err)
+	}
+	if err := m.faces.check(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Thresholds of the learned read, tuned on held-out images of the train/
+// split.
+var (
+	// netSure is the face network's probability (averaged over its nets
+	// and views) above which its read is confident...
+	netSure = 0.9
+	// netWorst ... when no single net at no single view gave it less.
+	netWorst = 0.3
+	// netAgree is the probability above which the network's read is
+	// confident when the rules, sure, read the same face: two readers
+	// that see a die differently agree.
+	netAgree = 0.5
+	// netAgreeUnsure is the same when the rules' read is an unsure guess.
+	netAgreeUnsure = 0.6
+	// netFirstLook is the probability above which one view is enough;
+	// below it the network looks at four quarter turns, at the finder's
+	// size and at netCloser times it and its inverse, and keeps the surest
+	// read of a face.
+	netFirstLook = 0.995
+	netCloser    = 0.8
+	// netSquare is the rules' measure of how square a face is (0-1) below
+	// which a die is never confident: cocked or half hidden.
+	netSquare = 0.5
+	// netDrop is the probability of "not a die" that drops a candidate;
+	// netDropUnsure drops one the finder is unsure of (netFinderSure) when
+	// "not a die" is the network's likeliest class and at least this. A
+	// candidate the finder is certain of (netFinderCertain) is never
+	// dropped but reported uncertain: a die half under a hand looks to the
+	// face network like no die it knows, and must still be looked at.
+	netDrop          = 0.9
+	netDropUnsure    = 0.3
+	netFinderSure    = 0.6
+	netFinderCertain = 0.7
+	// netFinderKeep is the finder's probability below which a die must be
+	// read confidently to be reported at all.
+	netFinderKeep = 0.5
+	// netSizeRange is how much smaller than the median confident die (or,
+	// inverted, larger) a die may be.
+	netSizeRange = 0.65
+	// netRegionOnly is the probability the face network must give a face
+	// for a region only the segmentation found (not the finder) to count.
+	netRegionOnly = 0.97
+	// netMatch is how near (over the die's side) a segmentation region's
+	// centre must be to a finder's candidate to be the same die.
+	netMatch = 0.45
+)
+
+// netOpinion is what the learned read knows of one die.
+type netOpinion struct {
+	x, y, size float64     // in the pixels of the image read
+	net        faceVerdict // the face network's read
+	rules      *rulesRead  // the rules' read of the same die, if any
+	finder     bool        // the finder marked it (else only a segmentation region)
+	score      float64     // the finder's probability of a die here
+}
+
+// decide turns the opinions about one place into a die, or false when it
+// is not one.
+func (r *Reader) decide(o netOpinion) (Die, bool) {
+	v := o.net
+	probs := v.probs
+	if r.opts.StarDice {
+		// The star is the 1 face: a plain pip read there is the star too.
+		probs[classStar] += probs[0]
+		probs[0] = 0
+	}
+	class, p := 0, 0.0
+	for c := 0; c <= classStar; c++ {
+		if probs[c] > p {
+			class, p = c, probs[c]
+		}
+	}
+	if v.class == classNotADie && o.score < netFinderCertain && (v.p >= netDrop || (o.score < netFinderSure && v.p >= netDropUnsure)) {
+		return Die{}, false
+	}
+	if !o.finder && (v.class > classStar || v.p < netRegionOnly) {
+		// Only the segmentation saw something here, and the network does
+		// not read a face in it for sure: a mark, a shadow, half a die.
+		return Die{}, false
+	}
+	d := Die{X: o.x, Y: o.y, Size: o.size}
+	if rd := o.rules; rd != nil && rd.Size > 0.7*o.size && rd.Size < 1.2*o.size {
+		// The rules locate the top face itself, which the finder's box (in
+		// the photographs it learned from, the die's sides and shadow too)
+		// does not: the face's centre and side are what calibration and
+		// the table's face templates measure.
+		d.X, d.Y, d.Size = rd.X, rd.Y, rd.Size
+	}
+	d.Face, d.Star = class+1, class == classStar
+	if d.Star {
+		d.Face = 1
+	}
+	worst := v.worst
+	if v.class != class {
+		// The merged classes (a star die's 1) lead: their worst is unknown.
+		worst = 0
+		if class == classStar && (v.class == 0 || v.class == classStar) {
+			worst = v.worst
+		}
+	}
+	sure := v.class <= classStar && p >= netSure && worst >= netWorst
+	if rd := o.rules; rd != nil && rd.Face != 0 {
+		agree := rd.Face == d.Face && (rd.Star == d.Star || r.opts.StarDice)
+		switch {
+		case !rd.Uncertain && !agree:
+			// Two readers that disagree, one of them sure: ask for a look.
+			sure = false
+		case !rd.Uncertain && v.class <= classStar && p >= netAgree:
+			sure = true
+		case agree && v.class <= classStar && p >= netAgreeUnsure:
+			// The rules' best guess, unsure, is the network's too.
+			sure = true
+		}
+	}
+	if rd := o.rules; rd != nil && (rd.shape < netSquare || rd.Face == 0) {
+		// The face the rules isolated is far from square, or they found
+		// marks but no face at all: a cocked die seen foreshortened, or
+		// one half hidden. Its top face may not be the one facing the
+		// camera.
+		sure = false
+	}
+	if d.Face == 1 && !r.opts.StarDice && !r.opts.PlainDice && (o.rules == nil || o.rules.Face != 1 || o.rules.Star != d.Star) {
+		// A single central mark is a pip or the star, drawn any way: the
+		// network learned three star artworks and some pips, and cannot
+		// tell an artwork it never saw (an anchor, a sun) from them. The
+		// rules, which judge the mark's shape, must read it the same.
+		sure = false
+	}
+	if d.Star && !r.opts.StarDice && (o.rules == nil || !o.rules.Star || o.rules.Uncertain) {
+		// The network learned three star artworks from synthetic tables;
+		// a star drawn another way (an anchor, a sun) is for the rules and
+		// the table's calibration to recognise, or to flag.
+		sure = false
+	}
+	if d.Star && r.opts.PlainDice {
+		// These dice have no star: what looks like one is a marbled swirl
+		// or a logo on the 1, or a misread.
+		d.Star, sure = false, false
+	}
+	if !sure && o.finder && (o.score < netFinderKeep || (o.rules == nil && o.score < netFinderCertain)) {
+		// Neither the finder nor the network is sure of it, and (unless
+		// the finder is fairly sure) the segmentation saw nothing there
+		// either: a mark on the table, the tray's holes, a reflection, the
+		// corner of a calibration card.
+		return Die{}, false
+	}
+	d.Confidence = math.Round(netConfidence(p, sure)*1000) / 1000
+	d.Uncertain = !sure || d.Confidence < r.opts.MinConfidence
+	r.applyView(&d)
+	return d, true
+}
+
+// netConfidence maps the network's probability of its read onto the
+// reader's confidence: sure reads (by the thresholds above) to
+// [DefaultMinConfidence, 1], unsure ones below it, so that the default
+// MinConfidence separates them and a higher one asks for more.
+func netConfidence(p float64, sure bool) float64 {
+	if sure {
+		return DefaultMinConfidence + (1-DefaultMinConfidence)*clamp01((p-netAgree)/(1-netAgree))
+	}
+	return math.Min(DefaultMinConfidence*p, DefaultMinConfidence-0.001)
+}
+
+// regionSize is the median side of the segmentation's die-like regions
+// (in sc.bgr's pixels), the finder's first guess at the dice's size, or 0.
+func regionSize(sc detected) float64 {
+	var sides []float64
+	for _, c := range sc.cands {
+		if c.dieLike {
+			sides = append(sides, c.side/sc.segScale)
+		}
+	}
+	if len(sides) == 0 {
+		return 0
+	}
+	slices.Sort(sides)
+	return sides[len(sides)/2]
+}
+
+// readLearned reads the dice of an image made ready by detect; the dice
+// it returns are in the pixels of sc.bgr.
+func (r *Reader) readLearned(sc detected) ([]Die, error) {
+	w, h := sc.bgr.Cols(), sc.bgr.Rows()
+	cands, err := r.finder.find(sc.bgr, r.opts.DieSize*sc.scale, regionSize(sc))
+	if err != nil {
+		return nil, err
+	}
+	var rules []rulesRead
+	for _, c := range sc.cands {
+		if d, ok := r.readRules(sc.pix, w, h, c, sc.segScale); ok {
+			rules = append(rules, d)
+		}
+	}
+	used := make([]bool, len(rules))
+	dice := make([]Die, 0, len(cands))
+	var scores []float64
+	for _, c := range cands {
+		o := netOpinion{x: c.x, y: c.y, size: c.size, finder: true, score: c.score}
+		best, bestDist := -1, netMatch*c.size
+		for i, rd := range rules {
+			if d := math.Hypot(rd.X-c.x, rd.Y-c.y); d < bestDist {
+				best, bestDist = i, d
+			}
+		}
+		if best >= 0 {
+			o.rules, used[best] = &rules[best], true
+		}
+		o.net = r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size, 1)
+		if o.net.p < netFirstLook {
+			o.net = r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size, 4)
+			// The finder learned sizes from two kinds of boxes: the
+			// photographs' hold the dice's sides and shadows, the
+			// synthetic tables' the top face alone, and it errs. Where
+			// the first read is unsure, a closer or a wider look may be
+			// the one the network knows.
+			for _, k := range []float64{netCloser, 1 / netCloser} {
+				if o.net.p >= netSure {
+					break
+				}
+				if v := r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size*k, 4); v.p > o.net.p && v.class <= classStar {
+					o.net, o.size = v, c.size*k
+				}
+			}
+		}
+		if d, ok := r.decide(o); ok {
+			dice = append(dice, d)
+			scores = append(scores, c.score)
+		}
+	}
+	for i := range rules {
+		if used[i] {
+			continue
+		}
+		rd := &rules[i]
+		o := netOpinion{x: rd.X, y: rd.Y, size: rd.Size, rules: rd}
+		o.net = r.learned.faces.read(r.faces, sc.pix, w, h, rd.X, rd.Y, rd.Size, 4)
+		if d, ok := r.decide(o); ok {
+			dice = append(dice, d)
+			scores = append(scores, 0)
+		}
+	}
+	return r.consistentSizes(dice, scores), nil
+}
+
+// consistentSizes checks each die's size against the others': the dice of
+// one table are one size, give or take the camera's perspective. A die far
+// smaller or larger than the median of the confident ones (a speck on the
+// table read as a 1, a die's shadow) is dropped when the finder was unsure
+// of it and flagged uncertain otherwise. scores are the finder's, 0 for
+// dice only the segmentation found.
+func (r *Reader) consistentSizes(dice []Die, scores []float64) []Die {
+	var sizes []float64
+	for _, d := range dice {
+		if !d.Uncertain {
+			sizes = append(sizes, d.Size)
+		}
+	}
+	if len(sizes) < 3 {
+		return dice
+	}
+	slices.Sort(sizes)
+	med := sizes[len(sizes)/2]
+	out := dice[:0]
+	for i, d := range dice {
+		if ratio := d.Size / med; ratio < netSizeRange || ratio > 1/netSizeRange {
+			if scores[i] < netFinderSure {
+				continue
+			}
+			d.Uncertain = true
+			d.Confidence = math.Min(d.Confidence, DefaultMinConfidence-0.001)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Models are the reader's learned weights: the rules' face classifier
+// (face.json), the dice finder (finder.json) and the face network
+// (facenet.json), as `liarsd readtrain` writes them. The reader embeds a
+// set; LoadModels reads another, to measure a retrained set before
+// committing it.
+type Models struct {
+	rules   *faceModel
+	learned *learnedModels
+}
+
+// LoadModels reads face.json, finder.json and facenet.json from dir.
+func LoadModels(dir string) (*Models, error) {
+	read := func(name string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("vision: %w", err)
+		}
+		return b, nil
+	}
+	face, err := read("face.json")
+	if err != nil {
+		return nil, err
+	}
+	var rules faceModel
+	if err := json.Unmarshal(face, &rules); err != nil || rules.Hidden == 0 {
+		return nil, fmt.Errorf("vision: %s: not a face classifier", filepath.Join(dir, "face.json"))
+	}
+	finderData, err := read("finder.json")
+	if err != nil {
+		return nil, err
+	}
+	facesData, err := read("facenet.json")
+	if err != nil {
+		return nil, err
+	}
+	learned, err := parseLearned(finderData, facesData)
+	if err != nil {
+		return nil, fmt.Errorf("vision: %s: %w", dir, err)
+	}
+	return &Models{rules: &rules, learned: learned}, nil
+}

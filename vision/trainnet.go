@@ -1,0 +1,80 @@
+package vision
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// TrainLearned trains the dice finder and the face network on what o
+// names and writes their weights as JSON (the formats of
+// vision/model/finder.json and vision/model/facenet.json). Either writer
+// may be nil to skip that model. The result depends only on o (seeds,
+// epochs, data and Workers), not on scheduling.
+func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
+	if o.FinderEpochs <= 0 {
+		o.FinderEpochs = 60
+	}
+	if o.FaceNetEpochs <= 0 {
+		o.FaceNetEpochs = 100
+	}
+	if o.FaceNets <= 0 {
+		o.FaceNets = 2
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	tables, err := loadTrainTables(o)
+	if err != nil {
+		return err
+	}
+	dice := 0
+	for _, t := range tables {
+		dice += len(t.dice)
+	}
+	if dice == 0 {
+		return errors.New("vision: nothing to train on")
+	}
+	source := fmt.Sprintf("%d dice on %d images (photos' train/ split and %d synthetic tables from seed %d)", dice, len(tables), o.Synthetic, o.SyntheticSeed)
+	if finderOut != nil {
+		n, err := trainFinderNet(tables, fitOptions{Epochs: o.FinderEpochs, Batch: 16, LR: 3e-3, Decay: 1e-4, Workers: o.Workers, Seed: o.Seed,
+			Logf: prefixed(o.logf, "finder: ")}, 3)
+		if err != nil {
+			return err
+		}
+		n.Trained = fmt.Sprintf("%s, %d epochs of 3 crops an image, seed %d", source, o.FinderEpochs, o.Seed)
+		if err := json.NewEncoder(finderOut).Encode(n); err != nil {
+			return err
+		}
+	}
+	if facesOut == nil {
+		return nil
+	}
+	// The face networks train at once, sharing the workers.
+	f := faceNets{Nets: make([]*network, o.FaceNets)}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range f.Nets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			seed := o.Seed + uint64(i)
+			f.Nets[i] = trainFaceNet(tables, fitOptions{Epochs: o.FaceNetEpochs, Batch: 32, LR: 6e-3, Decay: 1e-4,
+				Workers: max(o.Workers/o.FaceNets, 1), Seed: seed,
+				Logf: func(format string, args ...any) {
+					mu.Lock()
+					defer mu.Unlock()
+					o.logf("face net %d: "+format, append([]any{i + 1}, args...)...)
+				}})
+			f.Nets[i].Trained = fmt.Sprintf("%s, %d epochs, seed %d", source, o.FaceNetEpochs, seed)
+		}()
+	}
+	wg.Wait()
+	return json.NewEncoder(facesOut).Encode(f)
+}
+
+func prefixed(logf func(string, ...any), prefix string) func(string, ...any) {
+	return func(format string, args ...any) { logf(prefix+format, args...) }
+}
