@@ -131,20 +131,6 @@ func (m *faceModel) forward(x []float32, hidden []float32, probs []float64) {
 	}
 }
 
-// classify returns the face (1-6, 7 for the star) and its probability,
-// averaged over the face's four quarter turns (a die's face looks the same
-// turned a quarter, so the network should agree with itself).
-func (m *faceModel) classify(fr faceRead) (int, float64) {
-	probs := m.probabilities(fr)
-	best := 0
-	for c := range probs {
-		if probs[c] > probs[best] {
-			best = c
-		}
-	}
-	return best + 1, probs[best]
-}
-
 // probabilities returns the probability of each class (faces 1-6, then
 // the star), averaged over the face's four quarter turns.
 func (m *faceModel) probabilities(fr faceRead) [classes]float64 {

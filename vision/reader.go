@@ -139,14 +139,6 @@ func (r *Reader) readRules(pix []byte, w, h int, c candidate, segScale float64) 
 	return rulesRead{Die: d, shape: fr.shape}, true
 }
 
-// class is the die's class for the networks: 0-5 faces 1-6, 6 the star.
-func (d Die) class() int {
-	if d.Star {
-		return 6
-	}
-	return max(d.Face-1, 0)
-}
-
 // detected is an image made ready for reading and the candidate regions
 // found in it.
 type detected struct {
