@@ -69,26 +69,14 @@ func sampleWindow(pix []byte, w, h int, cx, cy, side, angle float64, flip bool, 
 			du := (float64(u) - (g-1)/2.0) * fs
 			x := cx + ca*du - sa*dv
 			y := cy + sa*du + ca*dv
-			x = math.Min(math.Max(x, 0), float64(w-1))
-			y = math.Min(math.Max(y, 0), float64(h-1))
-			x0, y0 := int(x), int(y)
-			x1, y1 := min(x0+1, w-1), min(y0+1, h-1)
-			fx, fy := float32(x-float64(x0)), float32(y-float64(y0))
-			i00, i01 := (y0*w+x0)*3, (y0*w+x1)*3
-			i10, i11 := (y1*w+x0)*3, (y1*w+x1)*3
-			var px [3]float32
-			for c := 0; c < 3; c++ {
-				top := float32(pix[i00+c])*(1-fx) + float32(pix[i01+c])*fx
-				bot := float32(pix[i10+c])*(1-fx) + float32(pix[i11+c])*fx
-				px[c] = top*(1-fy) + bot*fy
-			}
+			px := bgrAt(pix, w, h, x, y)
 			if cj.gray {
 				m := (px[0] + px[1] + px[2]) / 3
-				px = [3]float32{m, m, m}
+				px = [3]float64{m, m, m}
 			}
 			k := v*g + u
 			for c := 0; c < 3; c++ {
-				val := px[cj.perm[c]] * cj.gain[c]
+				val := float32(px[cj.perm[c]]) * cj.gain[c]
 				out[c*plane+k] = val
 				sum += float64(val)
 				sq += float64(val) * float64(val)
@@ -129,6 +117,7 @@ type faceVerdict struct {
 	class int
 	p     float64
 	worst float64
+	per   [][faceNetClasses]float64 // each net at each view
 }
 
 // faceScratch is the buffers one reader uses to run the face network.
@@ -149,34 +138,48 @@ func (f *faceNets) newScratch() *faceScratch {
 func (f *faceNets) read(s *faceScratch, pix []byte, w, h int, cx, cy, side float64, views int) faceVerdict {
 	sampleWindow(pix, w, h, cx, cy, side, dieAngle(pix, w, h, cx, cy, side), false, noJitter, s.x)
 	var v faceVerdict
-	per := make([][faceNetClasses]float64, 0, views*len(f.Nets))
-	for turn := 0; turn < max(views, 1); turn++ {
+	f.turns(s, &v, 0, max(views, 1))
+	return v
+}
+
+// lookCloser adds the quarter turns the verdict of a one-view read (the
+// last read with s) lacks, so that it stands for four views: the window
+// is sampled once and its first view is not run again.
+func (f *faceNets) lookCloser(s *faceScratch, v *faceVerdict) {
+	f.turns(s, v, len(v.per)/len(f.Nets), 4)
+}
+
+// turns runs every net on quarter turns from to to-1 of the window in s,
+// adds them to v and sums v up again.
+func (f *faceNets) turns(s *faceScratch, v *faceVerdict, from, to int) {
+	for turn := from; turn < to; turn++ {
 		in := s.x
 		if turn > 0 {
 			quarterTurn(s.x, s.turn, turn)
 			in = s.turn
 		}
 		for _, n := range f.Nets {
-			probs := softmax(n.forward(in, s.pass), s.probs)
 			var one [faceNetClasses]float64
-			for c, p := range probs {
-				one[c] = p
-				v.probs[c] += p
-			}
-			per = append(per, one)
+			copy(one[:], softmax(n.forward(in, s.pass), s.probs))
+			v.per = append(v.per, one)
+		}
+	}
+	v.probs, v.class = [faceNetClasses]float64{}, 0
+	for _, one := range v.per {
+		for c, p := range one {
+			v.probs[c] += p
 		}
 	}
 	for c := range v.probs {
-		v.probs[c] /= float64(len(per))
+		v.probs[c] /= float64(len(v.per))
 		if v.probs[c] > v.probs[v.class] {
 			v.class = c
 		}
 	}
 	v.p, v.worst = v.probs[v.class], 1
-	for _, one := range per {
+	for _, one := range v.per {
 		v.worst = math.Min(v.worst, one[v.class])
 	}
-	return v
 }
 
 // quarterTurn writes src (3 grids) turned by k quarter turns into dst.
@@ -334,14 +337,25 @@ func dieAngle(pix []byte, w, h int, cx, cy, side float64) float64 {
 // grayAt is the brightness (the sum of B, G and R) of the BGR image pix
 // (w x h) at (x, y), interpolated; outside reads as the nearest edge.
 func grayAt(pix []byte, w, h int, x, y float64) float64 {
+	px := bgrAt(pix, w, h, x, y)
+	return px[0] + px[1] + px[2]
+}
+
+// bgrAt is the colour of the BGR image pix (w x h) at (x, y), bilinearly
+// interpolated; outside reads as the nearest edge.
+func bgrAt(pix []byte, w, h int, x, y float64) [3]float64 {
 	x = math.Min(math.Max(x, 0), float64(w-1))
 	y = math.Min(math.Max(y, 0), float64(h-1))
 	x0, y0 := int(x), int(y)
 	x1, y1 := min(x0+1, w-1), min(y0+1, h-1)
 	fx, fy := x-float64(x0), y-float64(y0)
-	sum := func(px, py int) float64 {
-		i := (py*w + px) * 3
-		return float64(pix[i]) + float64(pix[i+1]) + float64(pix[i+2])
+	i00, i01 := (y0*w+x0)*3, (y0*w+x1)*3
+	i10, i11 := (y1*w+x0)*3, (y1*w+x1)*3
+	var px [3]float64
+	for c := 0; c < 3; c++ {
+		top := float64(pix[i00+c])*(1-fx) + float64(pix[i01+c])*fx
+		bot := float64(pix[i10+c])*(1-fx) + float64(pix[i11+c])*fx
+		px[c] = top*(1-fy) + bot*fy
 	}
-	return (sum(x0, y0)*(1-fx)+sum(x1, y0)*fx)*(1-fy) + (sum(x0, y1)*(1-fx)+sum(x1, y1)*fx)*fy
+	return px
 }

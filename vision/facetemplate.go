@@ -103,7 +103,7 @@ func NewFaceMatcher(templates []FaceTemplate) (*FaceMatcher, error) {
 			v := make([]float64, len(m.mask))
 			for j, idx := range m.mask {
 				x, y := float64(idx%templateSide)-c, float64(idx/templateSide)-c
-				v[j] = sampleGrey(t.Cells, c+x*ca-y*sa, c+x*sa+y*ca)
+				v[j] = bilinear(t.Cells, templateSide, templateSide, c+x*ca-y*sa, c+x*sa+y*ca)
 			}
 			if !standardise(v) {
 				return nil, fmt.Errorf("vision: face template %d is blank", i+1)
@@ -200,18 +200,6 @@ func standardise(v []float64) bool {
 		v[i] /= sd
 	}
 	return true
-}
-
-func sampleGrey(cells []uint8, x, y float64) float64 {
-	if x < 0 || y < 0 || x > templateSide-1 || y > templateSide-1 {
-		return 0
-	}
-	x0, y0 := int(x), int(y)
-	x1, y1 := min(x0+1, templateSide-1), min(y0+1, templateSide-1)
-	fx, fy := x-float64(x0), y-float64(y0)
-	a := float64(cells[y0*templateSide+x0])*(1-fx) + float64(cells[y0*templateSide+x1])*fx
-	b := float64(cells[y1*templateSide+x0])*(1-fx) + float64(cells[y1*templateSide+x1])*fx
-	return a*(1-fy) + b*fy
 }
 
 // Gray writes img (gray, BGR or BGRA, as gocv reads images) to dst as one

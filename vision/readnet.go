@@ -263,7 +263,7 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 		}
 		o.net = r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size, 1)
 		if o.net.p < netFirstLook {
-			o.net = r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size, 4)
+			r.learned.faces.lookCloser(r.faces, &o.net)
 			// The finder learned sizes from two kinds of boxes: the
 			// photographs' hold the dice's sides and shadows, the
 			// synthetic tables' the top face alone, and it errs. Where
