@@ -151,22 +151,35 @@ type pass struct {
 	acts [][]float32 // acts[i] is layer i's output
 	idx  [][]int32   // pool layers: where each maximum came from
 	grad [][]float32 // gradients at each layer's output (training)
-	// cols is the unrolled input of convolutions when they run through
-	// OpenCV's matrix product (inference; training stays in Go, where the
-	// result depends on nothing but the seed).
-	cols []float32
+	// Convolutions run as matrix products through OpenCV (BLAS), see
+	// convGemm. cols is their scratch, one for the whole pass when
+	// inferring, one for each convolution when training (the backward
+	// pass needs the unrolled input again); back is the backward pass's
+	// scratch.
+	cols   []float32
+	colsOf [][]float32
+	back   []float32
+	// inGo marks convolutions whose matrix product failed and that ran
+	// in Go instead (so their backward pass must too).
+	inGo []bool
 }
 
 func (n *network) newPass(in shape, training bool) *pass {
-	p := &pass{in: in, acts: make([][]float32, len(n.Layers)), idx: make([][]int32, len(n.Layers))}
+	p := &pass{in: in, acts: make([][]float32, len(n.Layers)), idx: make([][]int32, len(n.Layers)), inGo: make([]bool, len(n.Layers))}
 	if training {
 		p.grad = make([][]float32, len(n.Layers))
+		p.colsOf = make([][]float32, len(n.Layers))
 	}
 	s := in
-	cols := 0
+	cols, back := 0, 0
 	for i := range n.Layers {
 		if l := &n.Layers[i]; l.Kind == layerConv {
-			cols = max(cols, l.In*9*s.h*s.w)
+			size := convScratch(l, s)
+			cols = max(cols, size)
+			back = max(back, convBackScratch(l, s))
+			if training {
+				p.colsOf[i] = make([]float32, size)
+			}
 		}
 		s = n.Layers[i].outShape(s)
 		p.acts[i] = make([]float32, s.size())
@@ -177,7 +190,9 @@ func (n *network) newPass(in shape, training bool) *pass {
 			p.grad[i] = make([]float32, s.size())
 		}
 	}
-	if !training {
+	if training {
+		p.back = make([]float32, back)
+	} else {
 		p.cols = make([]float32, cols)
 	}
 	return p
@@ -192,7 +207,12 @@ func (n *network) forward(x []float32, p *pass) []float32 {
 		out := p.acts[i]
 		switch l.Kind {
 		case layerConv:
-			if p.cols == nil || convGemm(in, s, l, out, p.cols) != nil {
+			cols := p.cols
+			if p.colsOf != nil {
+				cols = p.colsOf[i]
+			}
+			p.inGo[i] = convGemm(in, s, l, out, cols) != nil
+			if p.inGo[i] {
 				convForward(in, s, l, out)
 			}
 		case layerPool:
@@ -365,7 +385,9 @@ func (n *network) backward(x []float32, p *pass, g *grads) {
 		}
 		switch l.Kind {
 		case layerConv:
-			convBackward(in, shapes[i], l, dOut, dIn, g.w[i], g.b[i])
+			if p.inGo[i] || convBackwardGemm(p.colsOf[i], shapes[i], l, dOut, dIn, g.w[i], g.b[i], p.back) != nil {
+				convBackward(in, shapes[i], l, dOut, dIn, g.w[i], g.b[i])
+			}
 		case layerPool:
 			if dIn != nil {
 				for k, j := range p.idx[i] {
@@ -388,6 +410,9 @@ func (n *network) backward(x []float32, p *pass, g *grads) {
 	}
 }
 
+// convBackward is the Go backward pass of a convolution: it adds the
+// gradients of the weights and biases to gw and gb and (when dIn is not
+// nil) of the input to dIn.
 func convBackward(in []float32, s shape, l *nnLayer, dOut, dIn, gw, gb []float32) {
 	hw := s.h * s.w
 	d := max(l.Dilated, 1)
@@ -471,64 +496,183 @@ func softmax(logits []float32, probs []float64) []float64 {
 	return probs
 }
 
+// convScratch is how many values convGemm needs as scratch for layer l
+// on an input of shape s: the unrolled input and the product.
+func convScratch(l *nnLayer, s shape) int { return (l.In*9 + l.Out) * s.h * s.w }
+
+// convBackScratch is how many values convBackwardGemm needs as scratch.
+func convBackScratch(l *nnLayer, s shape) int {
+	return (l.Out+l.In*9)*s.h*s.w + l.Out*l.In*9
+}
+
 // convGemm computes what convForward does through OpenCV's matrix product
-// (its SIMD kernels are several times faster than Go's scalar loops):
-// the input unrolled into a (in*9) x (h*w) matrix, multiplied by the
-// out x (in*9) weights. cols is scratch of at least in*9*h*w values.
-func convGemm(in []float32, s shape, l *nnLayer, out, cols []float32) error {
+// (BLAS's SIMD kernels are several times faster than Go's scalar loops):
+// the input unrolled into one row of in*9 values per pixel, times the
+// weights transposed, gives one row of out values per pixel. The products
+// are laid out so that their first matrix has a row per pixel because
+// OpenCV hands only products whose first matrix has 100 rows or more to
+// BLAS (smaller ones take its own loops, about seven times slower here).
+// scratch holds at least convScratch(l, s) values; its first in*9*h*w are
+// the unrolled input, which convBackwardGemm reads.
+func convGemm(in []float32, s shape, l *nnLayer, out, scratch []float32) error {
 	hw := s.h * s.w
-	d := max(l.Dilated, 1)
-	cols = cols[:l.In*9*hw]
-	for c := 0; c < l.In; c++ {
-		src := in[c*hw : (c+1)*hw]
-		for t := 0; t < 9; t++ {
-			dst := cols[(c*9+t)*hw : (c*9+t+1)*hw]
-			ky, kx := (t/3-1)*d, (t%3-1)*d
-			for y := 0; y < s.h; y++ {
-				row := dst[y*s.w : (y+1)*s.w]
-				sy := y + ky
-				if sy < 0 || sy >= s.h {
-					clear(row)
-					continue
-				}
-				x0, x1 := max(0, -kx), min(s.w, s.w-kx)
-				clear(row[:max(x0, 0)])
-				if x1 > x0 {
-					copy(row[x0:x1], src[sy*s.w+x0+kx:sy*s.w+x1+kx])
-				}
-				clear(row[max(x1, x0):])
-			}
-		}
-	}
-	w, err := gocv.NewMatFromBytes(l.Out, l.In*9, gocv.MatTypeCV32F, floatBytes(l.W))
-	if err != nil {
-		return fmt.Errorf("vision: %w", err)
-	}
-	defer w.Close()
-	x, err := gocv.NewMatFromBytes(l.In*9, hw, gocv.MatTypeCV32F, floatBytes(cols))
-	if err != nil {
-		return fmt.Errorf("vision: %w", err)
-	}
-	defer x.Close()
-	none := gocv.NewMat()
-	defer none.Close()
-	prod := gocv.NewMat()
-	defer prod.Close()
-	gocv.Gemm(w, x, 1, none, 0, &prod, 0)
-	res, err := prod.DataPtrFloat32()
-	if err != nil {
-		return fmt.Errorf("vision: %w", err)
+	k := l.In * 9
+	cols, prod := scratch[:hw*k], scratch[hw*k:hw*(k+l.Out)]
+	unroll(in, s, l, cols)
+	if err := gemm(cols, hw, k, l.W, k, gemmSecondT, prod); err != nil {
+		return err
 	}
 	for o := 0; o < l.Out; o++ {
 		dst := out[o*hw : (o+1)*hw]
 		b := l.B[o]
-		for i, v := range res[o*hw : (o+1)*hw] {
-			v += b
+		for p := range dst {
+			v := prod[p*l.Out+o] + b
 			if l.ReLU && v < 0 {
 				v = 0
 			}
-			dst[i] = v
+			dst[p] = v
 		}
+	}
+	return nil
+}
+
+// convBackwardGemm is convBackward through OpenCV's matrix product, from
+// the unrolled input that convGemm left at the start of cols: with dOut
+// turned to a row per pixel, the weights' gradient is the unrolled input
+// transposed times it, and the input's gradient is it times the weights,
+// rolled back up. scratch holds at least convBackScratch(l, s) values.
+func convBackwardGemm(cols []float32, s shape, l *nnLayer, dOut, dIn, gw, gb, scratch []float32) error {
+	hw := s.h * s.w
+	k := l.In * 9
+	cols = cols[:hw*k]
+	dOutT, dCols, dW := scratch[:hw*l.Out], scratch[hw*l.Out:hw*(l.Out+k)], scratch[hw*(l.Out+k):hw*(l.Out+k)+k*l.Out]
+	for o := 0; o < l.Out; o++ {
+		var db float32
+		for p, v := range dOut[o*hw : (o+1)*hw] {
+			db += v
+			dOutT[p*l.Out+o] = v
+		}
+		gb[o] += db
+	}
+	// dW is k x out: the weights' gradient transposed.
+	if err := gemm(cols, hw, k, dOutT, l.Out, gemmFirstT, dW); err != nil {
+		return err
+	}
+	for o := 0; o < l.Out; o++ {
+		g := gw[o*k : (o+1)*k]
+		for j := range g {
+			g[j] += dW[j*l.Out+o]
+		}
+	}
+	if dIn == nil {
+		return nil
+	}
+	if err := gemm(dOutT, hw, l.Out, l.W, k, 0, dCols); err != nil {
+		return err
+	}
+	d := max(l.Dilated, 1)
+	for c := 0; c < l.In; c++ {
+		dst := dIn[c*hw : (c+1)*hw]
+		for t := 0; t < 9; t++ {
+			ky, kx := (t/3-1)*d, (t%3-1)*d
+			y0, y1 := max(0, -ky), min(s.h, s.h-ky)
+			x0, x1 := max(0, -kx), min(s.w, s.w-kx)
+			j := c*9 + t
+			for y := y0; y < y1; y++ {
+				row := dst[(y+ky)*s.w+x0+kx : (y+ky)*s.w+x1+kx]
+				for x := range row {
+					row[x] += dCols[(y*s.w+x0+x)*k+j]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// unroll writes the 3x3 neighbourhoods of in (shape s) for layer l into
+// cols, one row of in*9 values per pixel: value c*9+t of a row is channel
+// c shifted by tap t, zero outside.
+func unroll(in []float32, s shape, l *nnLayer, cols []float32) {
+	hw := s.h * s.w
+	k := l.In * 9
+	d := max(l.Dilated, 1)
+	for c := 0; c < l.In; c++ {
+		src := in[c*hw : (c+1)*hw]
+		for t := 0; t < 9; t++ {
+			j := c*9 + t
+			ky, kx := (t/3-1)*d, (t%3-1)*d
+			for y := 0; y < s.h; y++ {
+				sy := y + ky
+				base := y * s.w * k
+				if sy < 0 || sy >= s.h {
+					for x := 0; x < s.w; x++ {
+						cols[base+x*k+j] = 0
+					}
+					continue
+				}
+				row := src[sy*s.w:]
+				for x := 0; x < s.w; x++ {
+					v := float32(0)
+					if sx := x + kx; sx >= 0 && sx < s.w {
+						v = row[sx]
+					}
+					cols[base+x*k+j] = v
+				}
+			}
+		}
+	}
+}
+
+// OpenCV's gemm flags: read the first or the second matrix transposed.
+const (
+	gemmFirstT  = 1
+	gemmSecondT = 2
+)
+
+// gemm writes into out the product of a (rows x inner as stored) and b
+// (stored x bCols), each read transposed as flags say: out is m x n where
+// m is a's rows (columns when gemmFirstT) and n b's columns (rows when
+// gemmSecondT). The matrices are the Go slices themselves, wrapped, not
+// copied; OpenCV writes the product straight into out.
+func gemm(a []float32, aRows, aCols int, b []float32, bCols, flags int, out []float32) error {
+	bRows := len(b) / bCols
+	m, n := aRows, bCols
+	if flags&gemmFirstT != 0 {
+		m = aCols
+	}
+	if flags&gemmSecondT != 0 {
+		n = bRows
+	}
+	if len(out) < m*n || len(a) < aRows*aCols {
+		return fmt.Errorf("vision: gemm of %dx%d and %dx%d does not fit", aRows, aCols, bRows, bCols)
+	}
+	am, err := gocv.NewMatFromBytes(aRows, aCols, gocv.MatTypeCV32F, floatBytes(a[:aRows*aCols]))
+	if err != nil {
+		return fmt.Errorf("vision: %w", err)
+	}
+	defer am.Close()
+	bm, err := gocv.NewMatFromBytes(bRows, bCols, gocv.MatTypeCV32F, floatBytes(b[:bRows*bCols]))
+	if err != nil {
+		return fmt.Errorf("vision: %w", err)
+	}
+	defer bm.Close()
+	om, err := gocv.NewMatFromBytes(m, n, gocv.MatTypeCV32F, floatBytes(out[:m*n]))
+	if err != nil {
+		return fmt.Errorf("vision: %w", err)
+	}
+	defer om.Close()
+	none := gocv.NewMat()
+	defer none.Close()
+	gocv.Gemm(am, bm, 1, none, 0, &om, flags)
+	if om.Rows() != m || om.Cols() != n {
+		return fmt.Errorf("vision: gemm gave %dx%d, want %dx%d", om.Rows(), om.Cols(), m, n)
+	}
+	if p, err := om.DataPtrFloat32(); err != nil || &p[0] != &out[0] {
+		// OpenCV made a matrix of its own: copy the product over.
+		if err != nil {
+			return fmt.Errorf("vision: %w", err)
+		}
+		copy(out, p)
 	}
 	return nil
 }

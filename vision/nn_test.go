@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -93,30 +94,72 @@ func TestNetworkJSONRoundTrip(t *testing.T) {
 	}
 }
 
+// gemmShapes are inputs small enough for OpenCV's own product and large
+// enough (100 pixels or more) for BLAS's.
+var gemmShapes = []shape{{3, 7, 9}, {5, 12, 11}}
+
 // TestConvGemm checks OpenCV's matrix product gives what the Go
 // convolution does, plain and dilated.
 func TestConvGemm(t *testing.T) {
-	in := shape{3, 7, 9}
-	for _, dil := range []int{0, 2} {
-		n := newNetwork(5, in, nnLayer{Kind: layerConv, Out: 4, ReLU: true, Dilated: dil})
-		l := &n.Layers[0]
-		for i := range l.B {
-			l.B[i] = 0.1 * float32(i)
+	for _, in := range gemmShapes {
+		for _, dil := range []int{0, 2} {
+			n := newNetwork(5, in, nnLayer{Kind: layerConv, Out: 4, ReLU: true, Dilated: dil})
+			l := &n.Layers[0]
+			for i := range l.B {
+				l.B[i] = 0.1 * float32(i)
+			}
+			x := randomFloats(rand.New(rand.NewPCG(3, 4)), in.size())
+			want := make([]float32, 4*in.h*in.w)
+			got := make([]float32, len(want))
+			convForward(x, in, l, want)
+			if err := convGemm(x, in, l, got, make([]float32, convScratch(l, in))); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if math.Abs(float64(got[i]-want[i])) > 1e-4 {
+					t.Fatalf("%v dilated %d: output %d: got %v; want %v", in, dil, i, got[i], want[i])
+				}
+			}
 		}
-		rng := rand.New(rand.NewPCG(3, 4))
-		x := make([]float32, in.size())
-		for i := range x {
-			x[i] = float32(rng.NormFloat64())
-		}
-		want := make([]float32, 4*7*9)
-		got := make([]float32, len(want))
-		convForward(x, in, l, want)
-		if err := convGemm(x, in, l, got, make([]float32, 3*9*7*9)); err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if math.Abs(float64(got[i]-want[i])) > 1e-4 {
-				t.Fatalf("dilated %d: output %d: got %v; want %v", dil, i, got[i], want[i])
+	}
+}
+
+func randomFloats(rng *rand.Rand, size int) []float32 {
+	v := make([]float32, size)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
+}
+
+// TestConvBackwardGemm checks the backward pass through OpenCV's matrix
+// product against the Go one, with and without dilation.
+func TestConvBackwardGemm(t *testing.T) {
+	for _, in := range gemmShapes {
+		for _, dil := range []int{0, 2} {
+			n := newNetwork(5, in, nnLayer{Kind: layerConv, Out: 4, Dilated: dil})
+			l := &n.Layers[0]
+			rng := rand.New(rand.NewPCG(3, 4))
+			x, dOut := randomFloats(rng, in.size()), randomFloats(rng, 4*in.h*in.w)
+			wantW, wantB, wantIn := randomFloats(rng, len(l.W)), randomFloats(rng, 4), randomFloats(rng, in.size())
+			gotW, gotB, gotIn := slices.Clone(wantW), slices.Clone(wantB), slices.Clone(wantIn)
+			convBackward(x, in, l, dOut, wantIn, wantW, wantB)
+			cols := make([]float32, convScratch(l, in))
+			if err := convGemm(x, in, l, make([]float32, 4*in.h*in.w), cols); err != nil {
+				t.Fatal(err)
+			}
+			if err := convBackwardGemm(cols, in, l, dOut, gotIn, gotW, gotB, make([]float32, convBackScratch(l, in))); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				name      string
+				got, want []float32
+			}{{"weights", gotW, wantW}, {"biases", gotB, wantB}, {"input", gotIn, wantIn}} {
+				for i := range c.want {
+					if math.Abs(float64(c.got[i]-c.want[i])) > 1e-4 {
+						t.Fatalf("%v dilated %d: %s gradient %d: got %v; want %v", in, dil, c.name, i, c.got[i], c.want[i])
+					}
+				}
 			}
 		}
 	}
@@ -134,7 +177,7 @@ func BenchmarkConv(b *testing.B) {
 			convForward(x, in, &n.Layers[0], out)
 		}
 	})
-	cols := make([]float32, 24*9*40*66)
+	cols := make([]float32, convScratch(&n.Layers[0], in))
 	b.Run("gemm", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if err := convGemm(x, in, &n.Layers[0], out, cols); err != nil {
@@ -142,4 +185,33 @@ func BenchmarkConv(b *testing.B) {
 			}
 		}
 	})
+	l := &n.Layers[0]
+	dIn, gw, gb := make([]float32, in.size()), make([]float32, len(l.W)), make([]float32, len(l.B))
+	b.Run("go-backward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			convBackward(x, in, l, out, dIn, gw, gb)
+		}
+	})
+	scratch := make([]float32, convBackScratch(l, in))
+	b.Run("gemm-backward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := convBackwardGemm(cols, in, l, out, dIn, gw, gb, scratch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkFaceNetLesson is one training example of the face network:
+// forward and backward.
+func BenchmarkFaceNetLesson(b *testing.B) {
+	n := newFaceNet(1)
+	p := n.newPass(faceNetShape, true)
+	g := n.newGrads()
+	x := randomFloats(rand.New(rand.NewPCG(1, 2)), faceNetShape.size())
+	for i := 0; i < b.N; i++ {
+		out := n.forward(x, p)
+		copy(p.grad[len(p.grad)-1], out)
+		n.backward(x, p, g)
+	}
 }

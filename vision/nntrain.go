@@ -25,7 +25,8 @@ type lesson func(k int, rng *rand.Rand, x []float32, p *pass) (loss float64, rig
 
 // fit trains n by minibatch Adam over count examples. Each batch is split
 // between the workers in a fixed way and their gradients are summed in
-// order, so the result depends on the seed and the worker count only.
+// order, so the result depends on the seed, the worker count and the BLAS
+// library OpenCV multiplies matrices with (their sums round differently).
 func fit(n *network, in shape, count int, o fitOptions, learn lesson) {
 	if o.Workers <= 0 {
 		o.Workers = 1

@@ -12,7 +12,7 @@ import (
 // names and writes their weights as JSON (the formats of
 // vision/model/finder.json and vision/model/facenet.json). Either writer
 // may be nil to skip that model. The result depends only on o (seeds,
-// epochs, data and Workers), not on scheduling.
+// epochs, data and Workers) and the BLAS library, not on scheduling.
 func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 	if o.FinderEpochs <= 0 {
 		o.FinderEpochs = 60
