@@ -27,12 +27,14 @@ var faceNetShape = shape{3, faceNetGrid, faceNetGrid}
 func newFaceNet(seed uint64) *network {
 	return newNetwork(seed, faceNetShape,
 		nnLayer{Kind: layerConv, Out: 16, ReLU: true},
-		nnLayer{Kind: layerPool},
-		nnLayer{Kind: layerConv, Out: 24, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 16, ReLU: true},
 		nnLayer{Kind: layerPool},
 		nnLayer{Kind: layerConv, Out: 32, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 32, ReLU: true},
 		nnLayer{Kind: layerPool},
-		nnLayer{Kind: layerDense, Out: 64, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 48, ReLU: true},
+		nnLayer{Kind: layerPool},
+		nnLayer{Kind: layerDense, Out: 96, ReLU: true},
 		nnLayer{Kind: layerDense, Out: faceNetClasses},
 	)
 }
@@ -133,8 +135,16 @@ func (f *faceNets) newScratch() *faceScratch {
 		pass: f.Nets[0].newPass(faceNetShape, false), probs: make([]float64, faceNetClasses)}
 }
 
+// faceNetViews is how many views of a window an unsure read looks at:
+// the four quarter turns. Views 5 to 8 would be the same mirrored (the
+// faces, the star and the training are symmetric under both), but on the
+// held-out half of train/ eight views read fewer dice confidently (76.7%
+// against 77.7%) for one fewer wrong read: averaging more views lowers
+// the network's surest reads more than its wrong ones.
+var faceNetViews = 4
+
 // read runs the network on the die at (cx, cy) of the given side, seen
-// at views quarter turns (1 to 4), every net at every view.
+// at views views (1 to 8, see turnWindow), every net at every view.
 func (f *faceNets) read(s *faceScratch, pix []byte, w, h int, cx, cy, side float64, views int) faceVerdict {
 	sampleWindow(pix, w, h, cx, cy, side, dieAngle(pix, w, h, cx, cy, side), false, noJitter, s.x)
 	var v faceVerdict
@@ -142,20 +152,20 @@ func (f *faceNets) read(s *faceScratch, pix []byte, w, h int, cx, cy, side float
 	return v
 }
 
-// lookCloser adds the quarter turns the verdict of a one-view read (the
-// last read with s) lacks, so that it stands for four views: the window
-// is sampled once and its first view is not run again.
+// lookCloser adds the views the verdict of a one-view read (the last read
+// with s) lacks, so that it stands for faceNetViews views: the window is
+// sampled once and its first view is not run again.
 func (f *faceNets) lookCloser(s *faceScratch, v *faceVerdict) {
-	f.turns(s, v, len(v.per)/len(f.Nets), 4)
+	f.turns(s, v, len(v.per)/len(f.Nets), faceNetViews)
 }
 
-// turns runs every net on quarter turns from to to-1 of the window in s,
-// adds them to v and sums v up again.
+// turns runs every net on views from to to-1 of the window in s (see
+// turnWindow), adds them to v and sums v up again.
 func (f *faceNets) turns(s *faceScratch, v *faceVerdict, from, to int) {
 	for turn := from; turn < to; turn++ {
 		in := s.x
 		if turn > 0 {
-			quarterTurn(s.x, s.turn, turn)
+			turnWindow(s.x, s.turn, turn)
 			in = s.turn
 		}
 		for _, n := range f.Nets {
@@ -182,16 +192,20 @@ func (f *faceNets) turns(s *faceScratch, v *faceVerdict, from, to int) {
 	}
 }
 
-// quarterTurn writes src (3 grids) turned by k quarter turns into dst.
-func quarterTurn(src, dst []float32, k int) {
+// turnWindow writes src (3 grids) into dst turned by k%4 quarter turns,
+// mirrored left to right first when k >= 4.
+func turnWindow(src, dst []float32, k int) {
 	const g = faceNetGrid
 	for c := 0; c < 3; c++ {
 		s, d := src[c*g*g:(c+1)*g*g], dst[c*g*g:(c+1)*g*g]
 		for y := 0; y < g; y++ {
 			for x := 0; x < g; x++ {
 				sx, sy := x, y
-				for i := 0; i < k; i++ {
+				for i := 0; i < k%4; i++ {
 					sx, sy = sy, g-1-sx
+				}
+				if k >= 4 {
+					sx = g - 1 - sx
 				}
 				d[y*g+x] = s[sy*g+sx]
 			}

@@ -59,17 +59,17 @@ func parseLearned(finderData, facesData []byte) (*learnedModels, error) {
 var (
 	// netSure is the face network's probability (averaged over its nets
 	// and views) above which its read is confident...
-	netSure = 0.9
+	netSure = 0.8
 	// netWorst ... when no single net at no single view gave it less.
-	netWorst = 0.3
+	netWorst = 0.2
 	// netAgree is the probability above which the network's read is
 	// confident when the rules, sure, read the same face: two readers
 	// that see a die differently agree.
-	netAgree = 0.5
+	netAgree = 0.4
 	// netAgreeUnsure is the same when the rules' read is an unsure guess.
-	netAgreeUnsure = 0.6
+	netAgreeUnsure = 0.5
 	// netFirstLook is the probability above which one view is enough;
-	// below it the network looks at four quarter turns, at the finder's
+	// below it the network looks at faceNetViews views, at the finder's
 	// size and at netCloser times it and its inverse, and keeps the surest
 	// read of a face.
 	netFirstLook = 0.995
@@ -273,7 +273,7 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 				if o.net.p >= netSure {
 					break
 				}
-				if v := r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size*k, 4); v.p > o.net.p && v.class <= classStar {
+				if v := r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size*k, faceNetViews); v.p > o.net.p && v.class <= classStar {
 					o.net, o.size = v, c.size*k
 				}
 			}
@@ -289,7 +289,7 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 		}
 		rd := &rules[i]
 		o := netOpinion{x: rd.X, y: rd.Y, size: rd.Size, rules: rd}
-		o.net = r.learned.faces.read(r.faces, sc.pix, w, h, rd.X, rd.Y, rd.Size, 4)
+		o.net = r.learned.faces.read(r.faces, sc.pix, w, h, rd.X, rd.Y, rd.Size, faceNetViews)
 		if d, ok := r.decide(o); ok {
 			dice = append(dice, d)
 			scores = append(scores, 0)

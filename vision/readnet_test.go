@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -166,17 +167,17 @@ func TestDieAngle(t *testing.T) {
 	}
 }
 
-// TestQuarterTurn checks that four quarter turns give the window back and
-// one moves a corner where it should.
-func TestQuarterTurn(t *testing.T) {
+// TestTurnWindow checks that four quarter turns give the window back, that
+// one moves a corner where it should, and that the mirrored views do too.
+func TestTurnWindow(t *testing.T) {
 	const g = faceNetGrid
 	src := make([]float32, 3*g*g)
 	for i := range src {
 		src[i] = float32(i)
 	}
 	a, b := make([]float32, len(src)), make([]float32, len(src))
-	quarterTurn(src, a, 1)
-	quarterTurn(a, b, 3)
+	turnWindow(src, a, 1)
+	turnWindow(a, b, 3)
 	for i := range src {
 		if b[i] != src[i] {
 			t.Fatalf("one turn then three: cell %d is %v; want %v", i, b[i], src[i])
@@ -185,6 +186,25 @@ func TestQuarterTurn(t *testing.T) {
 	// (x, y) of the result reads (y, g-1-x) of the source.
 	if got, want := a[0], src[(g-1)*g]; got != want {
 		t.Errorf("top left after a turn: got %v; want %v (the source's bottom left)", got, want)
+	}
+	// Mirrored: (x, y) reads (g-1-x, y); mirrored twice is the source.
+	turnWindow(src, a, 4)
+	if got, want := a[0], src[g-1]; got != want {
+		t.Errorf("top left mirrored: got %v; want %v (the source's top right)", got, want)
+	}
+	turnWindow(a, b, 4)
+	if !slices.Equal(b, src) {
+		t.Error("mirrored twice is not the source")
+	}
+	// Every view differs from the others on an asymmetric window.
+	seen := map[[2]float32]int{}
+	for k := 0; k < 8; k++ {
+		turnWindow(src, a, k)
+		first := [2]float32{a[0], a[1]}
+		if j, dup := seen[first]; dup {
+			t.Errorf("views %d and %d start with the same cells", j, k)
+		}
+		seen[first] = k
 	}
 }
 
@@ -220,10 +240,10 @@ func TestDecide(t *testing.T) {
 		{"unsure", Options{}, netOpinion{net: verdict(2, 0.7, 0.5), finder: true}, true, 3, false, true},
 		{"fair five, the rules sure of it", Options{}, netOpinion{net: verdict(4, 0.7, 0.3), rules: rules(5, false, false), finder: true}, true, 5, false, false},
 		{"fair five, the rules' unsure guess too", Options{}, netOpinion{net: verdict(4, 0.7, 0.3), rules: rules(5, false, true), finder: true}, true, 5, false, false},
-		{"weak five, the rules' unsure guess too", Options{}, netOpinion{net: verdict(4, 0.5, 0.3), rules: rules(5, false, true), finder: true}, true, 5, false, true},
-		{"weak five, the rules sure of it", Options{}, netOpinion{net: verdict(4, 0.4, 0.2), rules: rules(5, false, false), finder: true}, true, 5, false, true},
+		{"weak five, the rules' unsure guess too", Options{}, netOpinion{net: verdict(4, 0.45, 0.3), rules: rules(5, false, true), finder: true}, true, 5, false, true},
+		{"weak five, the rules sure of it", Options{}, netOpinion{net: verdict(4, 0.35, 0.2), rules: rules(5, false, false), finder: true}, true, 5, false, true},
 		{"fair five, the rules sure of it, a strict threshold", Options{MinConfidence: 0.95}, netOpinion{net: verdict(4, 0.7, 0.3), rules: rules(5, false, false), finder: true}, true, 5, false, true},
-		{"sure on average, not in one view", Options{}, netOpinion{net: verdict(2, 0.95, 0.2), finder: true}, true, 3, false, true},
+		{"sure on average, not in one view", Options{}, netOpinion{net: verdict(2, 0.95, 0.1), finder: true}, true, 3, false, true},
 		{"not a die", Options{}, netOpinion{net: verdict(classNotADie, 0.95, 0.9), finder: true, score: 0.65}, false, 0, false, false},
 		{"not a die, the finder certain of one", Options{}, netOpinion{net: verdict(classNotADie, 0.95, 0.9), finder: true, score: 0.9}, true, 0, false, true},
 		{"likely not a die, the finder unsure", Options{}, netOpinion{net: verdict(classNotADie, 0.5, 0.3), finder: true, score: 0.3}, false, 0, false, false},
