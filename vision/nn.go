@@ -496,30 +496,40 @@ func softmax(logits []float32, probs []float64) []float64 {
 	return probs
 }
 
+// gemmRows is the rows the matrix products of a convolution on an input
+// of shape s run with: a row per pixel, and at least gemmMinRows (the
+// rows past the pixels are padding whose products are not read).
+func gemmRows(s shape) int { return max(s.h*s.w, gemmMinRows) }
+
+// gemmMinRows is the fewest rows of a first matrix that OpenCV hands to
+// BLAS: it multiplies smaller ones in its own loops, about seven times
+// slower here.
+const gemmMinRows = 100
+
 // convScratch is how many values convGemm needs as scratch for layer l
 // on an input of shape s: the unrolled input and the product.
-func convScratch(l *nnLayer, s shape) int { return (l.In*9 + l.Out) * s.h * s.w }
+func convScratch(l *nnLayer, s shape) int { return (l.In*9 + l.Out) * gemmRows(s) }
 
 // convBackScratch is how many values convBackwardGemm needs as scratch.
 func convBackScratch(l *nnLayer, s shape) int {
-	return (l.Out+l.In*9)*s.h*s.w + l.Out*l.In*9
+	return (l.Out+l.In*9)*gemmRows(s) + l.Out*l.In*9
 }
 
 // convGemm computes what convForward does through OpenCV's matrix product
 // (BLAS's SIMD kernels are several times faster than Go's scalar loops):
 // the input unrolled into one row of in*9 values per pixel, times the
 // weights transposed, gives one row of out values per pixel. The products
-// are laid out so that their first matrix has a row per pixel because
-// OpenCV hands only products whose first matrix has 100 rows or more to
-// BLAS (smaller ones take its own loops, about seven times slower here).
-// scratch holds at least convScratch(l, s) values; its first in*9*h*w are
-// the unrolled input, which convBackwardGemm reads.
+// are laid out so that their first matrix has a row per pixel, padded to
+// gemmMinRows, because OpenCV hands only products whose first matrix has
+// that many rows to BLAS. scratch holds at least convScratch(l, s) values;
+// its first in*9*gemmRows(s) are the unrolled input, which
+// convBackwardGemm reads.
 func convGemm(in []float32, s shape, l *nnLayer, out, scratch []float32) error {
-	hw := s.h * s.w
+	hw, rows := s.h*s.w, gemmRows(s)
 	k := l.In * 9
-	cols, prod := scratch[:hw*k], scratch[hw*k:hw*(k+l.Out)]
+	cols, prod := scratch[:rows*k], scratch[rows*k:rows*(k+l.Out)]
 	unroll(in, s, l, cols)
-	if err := gemm(cols, hw, k, l.W, k, gemmSecondT, prod); err != nil {
+	if err := gemm(cols, rows, k, l.W, k, gemmSecondT, prod); err != nil {
 		return err
 	}
 	for o := 0; o < l.Out; o++ {
@@ -542,10 +552,10 @@ func convGemm(in []float32, s shape, l *nnLayer, out, scratch []float32) error {
 // transposed times it, and the input's gradient is it times the weights,
 // rolled back up. scratch holds at least convBackScratch(l, s) values.
 func convBackwardGemm(cols []float32, s shape, l *nnLayer, dOut, dIn, gw, gb, scratch []float32) error {
-	hw := s.h * s.w
+	hw, rows := s.h*s.w, gemmRows(s)
 	k := l.In * 9
-	cols = cols[:hw*k]
-	dOutT, dCols, dW := scratch[:hw*l.Out], scratch[hw*l.Out:hw*(l.Out+k)], scratch[hw*(l.Out+k):hw*(l.Out+k)+k*l.Out]
+	cols = cols[:rows*k]
+	dOutT, dCols, dW := scratch[:rows*l.Out], scratch[rows*l.Out:rows*(l.Out+k)], scratch[rows*(l.Out+k):rows*(l.Out+k)+k*l.Out]
 	for o := 0; o < l.Out; o++ {
 		var db float32
 		for p, v := range dOut[o*hw : (o+1)*hw] {
@@ -554,8 +564,11 @@ func convBackwardGemm(cols []float32, s shape, l *nnLayer, dOut, dIn, gw, gb, sc
 		}
 		gb[o] += db
 	}
+	// The padding rows of the unrolled input may hold anything: zero
+	// gradients there keep it out of the weights' gradient.
+	clear(dOutT[hw*l.Out:])
 	// dW is k x out: the weights' gradient transposed.
-	if err := gemm(cols, hw, k, dOutT, l.Out, gemmFirstT, dW); err != nil {
+	if err := gemm(cols, rows, k, dOutT, l.Out, gemmFirstT, dW); err != nil {
 		return err
 	}
 	for o := 0; o < l.Out; o++ {
@@ -567,7 +580,7 @@ func convBackwardGemm(cols []float32, s shape, l *nnLayer, dOut, dIn, gw, gb, sc
 	if dIn == nil {
 		return nil
 	}
-	if err := gemm(dOutT, hw, l.Out, l.W, k, 0, dCols); err != nil {
+	if err := gemm(dOutT, rows, l.Out, l.W, k, 0, dCols); err != nil {
 		return err
 	}
 	d := max(l.Dilated, 1)
@@ -591,32 +604,36 @@ func convBackwardGemm(cols []float32, s shape, l *nnLayer, dOut, dIn, gw, gb, sc
 
 // unroll writes the 3x3 neighbourhoods of in (shape s) for layer l into
 // cols, one row of in*9 values per pixel: value c*9+t of a row is channel
-// c shifted by tap t, zero outside.
+// c shifted by tap t, zero outside. Rows past the pixels are left as they
+// are.
 func unroll(in []float32, s shape, l *nnLayer, cols []float32) {
 	hw := s.h * s.w
 	k := l.In * 9
 	d := max(l.Dilated, 1)
-	for c := 0; c < l.In; c++ {
-		src := in[c*hw : (c+1)*hw]
-		for t := 0; t < 9; t++ {
-			j := c*9 + t
-			ky, kx := (t/3-1)*d, (t%3-1)*d
-			for y := 0; y < s.h; y++ {
-				sy := y + ky
-				base := y * s.w * k
-				if sy < 0 || sy >= s.h {
-					for x := 0; x < s.w; x++ {
-						cols[base+x*k+j] = 0
-					}
-					continue
+	for y := 0; y < s.h; y++ {
+		for x := 0; x < s.w; x++ {
+			row := cols[(y*s.w+x)*k : (y*s.w+x+1)*k]
+			if y >= d && y < s.h-d && x >= d && x < s.w-d {
+				// Inside: no tap falls outside the input.
+				for c := 0; c < l.In; c++ {
+					src := in[c*hw+(y-d)*s.w+x-d:]
+					r := row[c*9 : c*9+9]
+					r[0], r[1], r[2] = src[0], src[d], src[2*d]
+					src = src[d*s.w:]
+					r[3], r[4], r[5] = src[0], src[d], src[2*d]
+					src = src[d*s.w:]
+					r[6], r[7], r[8] = src[0], src[d], src[2*d]
 				}
-				row := src[sy*s.w:]
-				for x := 0; x < s.w; x++ {
+				continue
+			}
+			for c := 0; c < l.In; c++ {
+				for t := 0; t < 9; t++ {
+					sy, sx := y+(t/3-1)*d, x+(t%3-1)*d
 					v := float32(0)
-					if sx := x + kx; sx >= 0 && sx < s.w {
-						v = row[sx]
+					if sy >= 0 && sy < s.h && sx >= 0 && sx < s.w {
+						v = in[c*hw+sy*s.w+sx]
 					}
-					cols[base+x*k+j] = v
+					row[c*9+t] = v
 				}
 			}
 		}
