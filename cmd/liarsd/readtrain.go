@@ -32,6 +32,7 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	synthSeed := fs.Uint64("synthetic-seed", 1000000, "first seed of the synthetic tables (readbench measures on seeds 1..N: keep apart)")
 	epochs := fs.Int("epochs", 40, "passes over the faces")
 	seed := fs.Uint64("seed", 1, "seed of the training's own randomness")
+	cocked := fs.Float64("cocked", 0, "share of the synthetic tables' dice drawn cocked (leaning, unreadable: the face network's \"unreadable\" class)")
 	out := fs.String("o", "vision/model/face.json", "where to write the face classifier's weights; empty skips it")
 	finderOut := fs.String("finder-o", "vision/model/finder.json", "where to write the dice finder's weights; empty skips it")
 	faceNetOut := fs.String("facenet-o", "vision/model/facenet.json", "where to write the face network's weights; empty skips it")
@@ -58,9 +59,9 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		SyntheticSeed: *synthSeed,
 		Render: func(s uint64) (gocv.Mat, []vision.Die, error) {
 			// Star dice on even seeds, plain dice (a pip on the 1) on odd.
-			o := synth.RandomOptions{StarShare: 1.0 / 3}
+			o := synth.RandomOptions{StarShare: 1.0 / 3, Cocked: *cocked}
 			if s%2 == 1 {
-				o = synth.RandomOptions{Stars: []synth.Artwork{synth.Pip}}
+				o = synth.RandomOptions{Stars: []synth.Artwork{synth.Pip}, Cocked: *cocked}
 			}
 			return synth.Render(synth.Random(s, o))
 		},

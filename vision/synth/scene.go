@@ -262,6 +262,9 @@ type RandomOptions struct {
 	Stars     []Artwork
 	// Clean turns off glare, blur, noise and perspective.
 	Clean bool
+	// Cocked is the share of dice leaning against something (20 to 60
+	// degrees): unreadable, so marked uncertain. Default 0.
+	Cocked float64
 }
 
 // Random returns a realistic random scene: a table, dice of many colours
@@ -320,6 +323,11 @@ func Random(seed uint64, o RandomOptions) Scene {
 			} else {
 				d.Face = 2 + rng.IntN(5)
 			}
+		}
+		// Drawn only when asked for, so that the scenes of other seeds
+		// stay as they were.
+		if o.Cocked > 0 && rng.Float64() < o.Cocked {
+			d.Tilt = 20 + 40*rng.Float64()
 		}
 		dice[i] = d
 	}

@@ -90,3 +90,36 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomCocked checks that RandomOptions.Cocked leans that share of
+// the dice, that the render marks them uncertain, and that a scene
+// without it has no leaning die.
+func TestRandomCocked(t *testing.T) {
+	plain := synth.Random(7, synth.RandomOptions{})
+	cocked := synth.Random(7, synth.RandomOptions{Cocked: 0.5})
+	leaning := 0
+	for i, d := range cocked.Dice {
+		if d.Tilt > 0 {
+			leaning++
+			if d.Tilt < 20 || d.Tilt > 60 {
+				t.Errorf("die %d leans %.1f degrees; want 20 to 60", i, d.Tilt)
+			}
+		}
+		if plain.Dice[i].Tilt != 0 {
+			t.Errorf("die %d leans %.1f degrees with no Cocked share", i, plain.Dice[i].Tilt)
+		}
+	}
+	if leaning < 5 || leaning > 25 {
+		t.Errorf("%d of %d dice lean with Cocked 0.5", leaning, len(cocked.Dice))
+	}
+	img, truth, err := synth.Render(cocked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	for i, d := range truth {
+		if got, want := d.Uncertain, cocked.Dice[i].Tilt > 0; got != want {
+			t.Errorf("die %d (tilt %.1f): uncertain %v; want %v", i, cocked.Dice[i].Tilt, got, want)
+		}
+	}
+}
