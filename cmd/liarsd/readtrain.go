@@ -44,6 +44,10 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *cocked < 0 || *cocked > 1 {
+		fmt.Fprintf(stderr, "readtrain: -cocked %v: want a share from 0 to 1\n", *cocked)
+		return 2
+	}
 	var exclude func(string) bool
 	if *holdout != "" {
 		keep, err := trainSubset(*photos, *holdout)

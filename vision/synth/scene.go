@@ -324,7 +324,7 @@ func Random(seed uint64, o RandomOptions) Scene {
 				d.Face = 2 + rng.IntN(5)
 			}
 		}
-		// Drawn only when asked for, so that the scenes of other seeds
+		// Drawn only when asked for, so that scenes without cocked dice
 		// stay as they were.
 		if o.Cocked > 0 && rng.Float64() < o.Cocked {
 			d.Tilt = 20 + 40*rng.Float64()
