@@ -63,10 +63,11 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		SyntheticSeed: *synthSeed,
 		Render: func(s uint64) (gocv.Mat, []vision.Die, error) {
 			// Star dice on even seeds, plain dice (a pip on the 1) on odd.
-			o := synth.RandomOptions{StarShare: 1.0 / 3, Cocked: *cocked}
+			o := synth.RandomOptions{StarShare: 1.0 / 3}
 			if s%2 == 1 {
-				o = synth.RandomOptions{Stars: []synth.Artwork{synth.Pip}, Cocked: *cocked}
+				o = synth.RandomOptions{Stars: []synth.Artwork{synth.Pip}}
 			}
+			o.Cocked = *cocked
 			return synth.Render(synth.Random(s, o))
 		},
 		Exclude: exclude,
