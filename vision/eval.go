@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,39 +31,114 @@ type Box struct{ MinX, MinY, MaxX, MaxY float64 }
 // "split,image,face,xmin,ymin,xmax,ymax" rows. A face of "star" (or "*")
 // is the star.
 func ParseLabels(r io.Reader) ([]Label, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = 7
-	cr.TrimLeadingSpace = true
-	rows, err := cr.ReadAll()
+	rows, err := readLabelRows(r, 7, "labels")
 	if err != nil {
-		return nil, fmt.Errorf("vision: labels: %w", err)
+		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, errors.New("vision: labels: empty file")
-	}
-	var out []Label
-	for i, row := range rows[1:] {
-		l := Label{Split: row[0], Image: row[1]}
-		switch strings.ToLower(row[2]) {
-		case "star", "*":
-			l.Face, l.Star = 1, true
-		default:
-			f, err := strconv.Atoi(row[2])
-			if err != nil || f < 1 || f > 6 {
-				return nil, fmt.Errorf("vision: labels line %d: bad face %q", i+2, row[2])
-			}
-			l.Face = f
+	out := make([]Label, 0, len(rows))
+	for i, row := range rows {
+		l, err := parseLabel(row)
+		if err != nil {
+			return nil, fmt.Errorf("vision: labels line %d: %w", i+2, err)
 		}
-		var v [4]float64
-		for j := range v {
-			if v[j], err = strconv.ParseFloat(row[3+j], 64); err != nil {
-				return nil, fmt.Errorf("vision: labels line %d: %w", i+2, err)
-			}
-		}
-		l.Box = Box{v[0], v[1], v[2], v[3]}
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// readLabelRows reads a CSV file of fields columns and drops its header.
+func readLabelRows(r io.Reader, fields int, what string) ([][]string, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = fields
+	cr.TrimLeadingSpace = true
+	rows, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("vision: %s: %w", what, err)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("vision: %s: empty file", what)
+	}
+	return rows[1:], nil
+}
+
+// parseLabel parses the first seven fields of a labels row.
+func parseLabel(row []string) (Label, error) {
+	l := Label{Split: row[0], Image: row[1]}
+	switch strings.ToLower(row[2]) {
+	case "star", "*":
+		l.Face, l.Star = 1, true
+	default:
+		f, err := strconv.Atoi(row[2])
+		if err != nil || f < 1 || f > 6 {
+			return Label{}, fmt.Errorf("bad face %q", row[2])
+		}
+		l.Face = f
+	}
+	var v [4]float64
+	for j := range v {
+		var err error
+		if v[j], err = strconv.ParseFloat(row[3+j], 64); err != nil {
+			return Label{}, err
+		}
+	}
+	if v[2] <= v[0] || v[3] <= v[1] {
+		return Label{}, errors.New("empty box")
+	}
+	l.Box = Box{v[0], v[1], v[2], v[3]}
+	return l, nil
+}
+
+// LabelFix corrects the labels of a photograph, where by eye they are
+// wrong: the label whose box's centre lies in Label.Box takes Label's
+// face; where there is none, Label is added (a die the labels missed).
+type LabelFix struct {
+	Label
+	Why string // what the photograph shows, for people
+}
+
+// ParseLabelFixes parses a label fixes file: a header line, then
+// "split,image,face,xmin,ymin,xmax,ymax,why" rows.
+func ParseLabelFixes(r io.Reader) ([]LabelFix, error) {
+	rows, err := readLabelRows(r, 8, "label fixes")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LabelFix, 0, len(rows))
+	for i, row := range rows {
+		l, err := parseLabel(row)
+		if err != nil {
+			return nil, fmt.Errorf("vision: label fixes line %d: %w", i+2, err)
+		}
+		out = append(out, LabelFix{Label: l, Why: row[7]})
+	}
+	return out, nil
+}
+
+// FixLabels returns labels with the fixes for their images applied, and
+// how many applied. labels is not modified.
+func FixLabels(labels []Label, fixes []LabelFix) ([]Label, int) {
+	out := slices.Clone(labels)
+	applied := 0
+	for _, f := range fixes {
+		found := false
+		for i := range out {
+			l := &out[i]
+			cx, cy := (l.Box.MinX+l.Box.MaxX)/2, (l.Box.MinY+l.Box.MaxY)/2
+			if l.Split == f.Split && l.Image == f.Image && cx >= f.Box.MinX && cx <= f.Box.MaxX && cy >= f.Box.MinY && cy <= f.Box.MaxY {
+				l.Face, l.Star, found = f.Face, f.Star, true
+				break
+			}
+		}
+		if !found {
+			if !slices.ContainsFunc(out, func(l Label) bool { return l.Split == f.Split && l.Image == f.Image }) {
+				// A fix for an image these labels do not hold.
+				continue
+			}
+			out = append(out, f.Label)
+		}
+		applied++
+	}
+	return out, applied
 }
 
 // Score tallies how a reader did against labelled dice.

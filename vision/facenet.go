@@ -213,10 +213,12 @@ func turnWindow(src, dst []float32, k int) {
 	}
 }
 
-// faceExample is one window to train on: a labelled die, or (die < 0) a
-// place on the table drawn afresh each time.
+// faceExample is one window to train on: a labelled die, a hard negative
+// (t.hard[die] when hard is set), or (die < 0) a place on the table drawn
+// afresh each time.
 type faceExample struct {
 	table, die int
+	hard       bool
 }
 
 // trainFaceNet trains one face network on the tables.
@@ -227,23 +229,28 @@ func trainFaceNet(tables []trainTable, o fitOptions) *network {
 			continue
 		}
 		for di := range t.dice {
-			examples = append(examples, faceExample{ti, di})
+			examples = append(examples, faceExample{table: ti, die: di})
 			if t.photo {
 				// Real photographs are fewer and harder than synthetic
 				// tables: they count double.
-				examples = append(examples, faceExample{ti, di})
+				examples = append(examples, faceExample{table: ti, die: di})
 			}
 			// A window on no die for every other die.
 			if di%2 == 0 {
-				examples = append(examples, faceExample{ti, -1})
+				examples = append(examples, faceExample{table: ti, die: -1})
 			}
+		}
+		for hi := range t.hard {
+			// What the finder mistakes for a die, twice like the dice of
+			// the photographs it is found on.
+			examples = append(examples, faceExample{ti, hi, true}, faceExample{ti, hi, true})
 		}
 	}
 	n := newFaceNet(o.Seed)
 	fit(n, faceNetShape, len(examples), o, func(k int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
 		e := examples[k]
 		t := &tables[e.table]
-		cx, cy, side, class := faceWindow(t, e.die, rng)
+		cx, cy, side, class := faceWindow(t, e, rng)
 		cj := colourJitter{perm: [3]int{0, 1, 2}, gray: rng.IntN(10) == 0}
 		if rng.IntN(2) == 0 {
 			cj.perm = [3]int(rng.Perm(3))
@@ -278,12 +285,18 @@ func trainFaceNet(tables []trainTable, o fitOptions) *network {
 	return n
 }
 
-// faceWindow draws the window of one example: the labelled die di of t,
-// jittered as the finder's centres and sizes are, or (di < 0) a place on no
-// die's centre: the bare table, or part of a die, or between two.
-func faceWindow(t *trainTable, di int, rng *rand.Rand) (cx, cy, side float64, class int) {
-	if di >= 0 {
-		d := t.dice[di]
+// faceWindow draws the window of example e of t: a labelled die, jittered
+// as the finder's centres and sizes are; a hard negative, at the sizes a
+// read looks at it; or a place on no die's centre: the bare table, or
+// part of a die, or between two.
+func faceWindow(t *trainTable, e faceExample, rng *rand.Rand) (cx, cy, side float64, class int) {
+	if e.hard {
+		d := t.hard[e.die]
+		side = d.size * (0.75 + 0.55*rng.Float64())
+		return d.x + (rng.Float64()-0.5)*0.2*d.size, d.y + (rng.Float64()-0.5)*0.2*d.size, side, classNotADie
+	}
+	if e.die >= 0 {
+		d := t.dice[e.die]
 		side = d.size * (0.88 + 0.24*rng.Float64())
 		return d.x + (rng.Float64()-0.5)*0.2*d.size, d.y + (rng.Float64()-0.5)*0.2*d.size, side, d.class
 	}

@@ -13,7 +13,8 @@ type trainTable struct {
 	pix   []byte
 	w, h  int
 	dice  []truthDie
-	photo bool // a real photograph (rather than a synthetic table)
+	photo bool       // a real photograph (rather than a synthetic table)
+	hard  []truthDie // places the dice finder mistakes for dice (see mineHardNegatives)
 }
 
 // truthDie is a labelled die: its centre and side in pixels and its class
@@ -61,7 +62,7 @@ func newTrainTable(img gocv.Mat, labels []Label, photo bool) (trainTable, error)
 func loadTrainTables(o TrainOptions) ([]trainTable, error) {
 	var tables []trainTable
 	if o.Photos != "" {
-		byImage, names, err := trainLabels(o.Photos, o.Exclude)
+		byImage, names, err := trainLabels(o.Photos, o.Exclude, o.LabelFixes)
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,12 @@ type TrainOptions struct {
 	// network's passes (defaults 60 and 100); FaceNets is how many face
 	// networks, from different seeds, are averaged (default 2).
 	FinderEpochs, FaceNetEpochs, FaceNets int
+	// LabelFixes correct the photographs' labels where they are wrong.
+	LabelFixes []LabelFix
+	// Models, when not nil, are the weights whose dice finder and rules
+	// find the face network's hard negatives when the finder is not
+	// trained in the same run; nil uses the embedded ones.
+	Models *Models
 	// Workers is how many goroutines share the work (default 2).
 	Workers int
 	// Log receives progress lines; nil discards them.
@@ -60,7 +66,7 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 	logf := o.logf
 	var samples []sample
 	if o.Photos != "" {
-		s, err := photoSamples(o.Photos, o.Exclude)
+		s, err := photoSamples(o.Photos, o.Exclude, o.LabelFixes)
 		if err != nil {
 			return err
 		}
@@ -162,8 +168,8 @@ func trainNet(m *faceModel, n int, sample func(k int, rng *rand.Rand, x []float3
 }
 
 // photoSamples reads the faces of the train/ split's labelled dice.
-func photoSamples(dir string, exclude func(string) bool) ([]sample, error) {
-	byImage, names, err := trainLabels(dir, exclude)
+func photoSamples(dir string, exclude func(string) bool, fixes []LabelFix) ([]sample, error) {
+	byImage, names, err := trainLabels(dir, exclude, fixes)
 	if err != nil {
 		return nil, err
 	}
@@ -183,9 +189,9 @@ func photoSamples(dir string, exclude func(string) bool) ([]sample, error) {
 	return out, nil
 }
 
-// trainLabels reads the labels of the train/ split's images, by image,
-// and the images' names in order.
-func trainLabels(dir string, exclude func(string) bool) (map[string][]Label, []string, error) {
+// trainLabels reads the labels of the train/ split's images, with fixes
+// applied, by image, and the images' names in order.
+func trainLabels(dir string, exclude func(string) bool, fixes []LabelFix) (map[string][]Label, []string, error) {
 	f, err := os.Open(filepath.Join(dir, "labels.csv"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("vision: %w", err)
@@ -195,6 +201,7 @@ func trainLabels(dir string, exclude func(string) bool) (map[string][]Label, []s
 	if err != nil {
 		return nil, nil, err
 	}
+	labels, _ = FixLabels(labels, fixes)
 	byImage := map[string][]Label{}
 	for _, l := range labels {
 		if l.Split == "train" && (exclude == nil || !exclude(l.Image)) {

@@ -37,6 +37,12 @@ func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 	if dice == 0 {
 		return errors.New("vision: nothing to train on")
 	}
+	finderNet, rules := (*network)(nil), defaultModel
+	if o.Models != nil {
+		finderNet, rules = o.Models.learned.finder, o.Models.rules
+	} else if defaultLearned != nil {
+		finderNet = defaultLearned.finder
+	}
 	source := fmt.Sprintf("%d dice on %d images (photos' train/ split and %d synthetic tables from seed %d)", dice, len(tables), o.Synthetic, o.SyntheticSeed)
 	if finderOut != nil {
 		n, err := trainFinderNet(tables, fitOptions{Epochs: o.FinderEpochs, Batch: 16, LR: 3e-3, Decay: 1e-4, Workers: o.Workers, Seed: o.Seed,
@@ -45,6 +51,7 @@ func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 			return err
 		}
 		n.Trained = fmt.Sprintf("%s, %d epochs of 3 crops an image, seed %d", source, o.FinderEpochs, o.Seed)
+		finderNet = n
 		if err := json.NewEncoder(finderOut).Encode(n); err != nil {
 			return err
 		}
@@ -52,6 +59,15 @@ func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 	if facesOut == nil {
 		return nil
 	}
+	if finderNet == nil {
+		return errors.New("vision: no dice finder to find the face network's hard negatives with")
+	}
+	hard, err := mineHardNegatives(tables, finderNet, rules)
+	if err != nil {
+		return err
+	}
+	o.logf("face nets: %d hard negatives (places the dice finder takes for dice)", hard)
+	source += fmt.Sprintf(", %d hard negatives", hard)
 	// The face networks train at once, sharing the workers.
 	f := faceNets{Nets: make([]*network, o.FaceNets)}
 	var mu sync.Mutex

@@ -40,6 +40,8 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	faceNetEpochs := fs.Int("facenet-epochs", 100, "passes over the dice for the face network")
 	faceNets := fs.Int("facenets", 2, "face networks to average (trained at once, from seeds seed, seed+1, ...)")
 	workers := fs.Int("workers", 2, "goroutines sharing the training (the result depends on it)")
+	models := fs.String("models", "", "folder of weights (as readtrain writes them) whose dice finder finds the face network's hard negatives when -finder-o is empty; default the embedded ones")
+	fixesPath := fs.String("label-fixes", defaultLabelFixes, "corrections to the photographs' labels to train with; empty trains on the labels as they are")
 	holdout := fs.String("holdout", "", "leave out the even or odd train/ images (in name order), to validate on them with readbench -subset")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -57,7 +59,13 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		exclude = func(name string) bool { return keep[name] }
 	}
+	fixes, err := loadLabelFixes(*fixesPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "readtrain: %v\n", err)
+		return 2
+	}
 	opts := vision.TrainOptions{
+		LabelFixes:    fixes,
 		Photos:        *photos,
 		Synthetic:     *synthetic,
 		SyntheticSeed: *synthSeed,
@@ -89,6 +97,14 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	if *finderOut == "" && *faceNetOut == "" {
 		return 0
+	}
+	if *models != "" {
+		m, err := vision.LoadModels(*models)
+		if err != nil {
+			fmt.Fprintf(stderr, "readtrain: %v\n", err)
+			return 2
+		}
+		opts.Models = m
 	}
 	opts.FinderEpochs, opts.FaceNetEpochs, opts.FaceNets, opts.Workers = *finderEpochs, *faceNetEpochs, *faceNets, *workers
 	var finderBuf, faceNetBuf bytes.Buffer
