@@ -92,7 +92,7 @@ bench: deps
 	# the repository) and on synthetic star dice, and one core's speed (taskset
 	# keeps OpenCV's and OpenBLAS's threads on that core too).
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
-	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -speed 100
+	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -cocked 200 -speed 100
 
 # fuzz runs each fuzz target for FUZZTIME (by hand: they are not part of test).
 FUZZTIME ?= 60s

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -203,5 +204,30 @@ func TestReadTrainBadFlags(t *testing.T) {
 		if errOut.Len() == 0 {
 			t.Errorf("readtrain %q: no message", args)
 		}
+	}
+}
+
+// TestReadBenchSynthetic runs readbench's synthetic and cocked-dice
+// measures on one table each and checks they report what they counted.
+func TestReadBenchSynthetic(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-photos", "", "-synthetic", "1", "-cocked", "2", "-speed", "0", "-seed", "3"}
+	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
+		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
+	}
+	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3): ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("readbench printed %q; want a line starting %q", out.String(), want)
+		}
+	}
+	var c cockedScore
+	line := out.String()[strings.Index(out.String(), "cocked dice (2"):]
+	line = line[strings.Index(line, ": ")+2:]
+	if _, err := fmt.Sscanf(line, "%d cocked dice: %d flagged uncertain, %d missed, %d read right anyway, %d confidently wrong",
+		&c.Cocked, &c.Flagged, &c.Missed, &c.Right, &c.Wrong); err != nil {
+		t.Fatalf("cocked line %q: %v", line, err)
+	}
+	if c.Cocked == 0 || c.Flagged+c.Missed+c.Right+c.Wrong != c.Cocked {
+		t.Errorf("cocked dice %+v: want some, each counted once", c)
 	}
 }

@@ -29,6 +29,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	split := fs.String("split", "test", "split of the photographs to measure (tune on train, measure on test)")
 	synthetic := fs.Int("synthetic", 200, "synthetic star-dice tables to measure; 0 skips them")
 	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
+	cocked := fs.Int("cocked", 0, "synthetic tables with a quarter of their dice cocked, to count cocked dice read wrong without a flag; 0 skips them")
 	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
 	annotate := fs.String("annotate", "", "folder to write annotated images into")
 	subset := fs.String("subset", "", "only the even or odd images of the train split (in name order), to validate on the half readtrain -holdout left out")
@@ -104,6 +105,14 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			return 1
 		}
 		fmt.Fprintf(stdout, "synthetic star dice (%d tables, seeds %d..%d): %v\n", *synthetic, *seed, *seed+int64(*synthetic)-1, score)
+	}
+	if *cocked > 0 {
+		score, err := benchCocked(ctx, reader, *seed, *cocked, *verbose, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "synthetic cocked dice (%d tables, seeds %d..%d): %v\n", *cocked, *seed, *seed+int64(*cocked)-1, score)
 	}
 	if *speed > 0 {
 		med, cpu, err := benchSpeed(ctx, reader, *speed)
