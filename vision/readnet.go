@@ -72,11 +72,16 @@ var (
 	// below it the network looks at faceNetViews views, at the finder's
 	// size and at netCloser times it and its inverse, and keeps the surest
 	// read of a face.
-	netFirstLook = 0.995
+	netFirstLook = 0.95
 	netCloser    = 0.8
 	// netSquare is the rules' measure of how square a face is (0-1) below
 	// which a die is never confident: cocked or half hidden.
 	netSquare = 0.5
+	// netOverrule and netOverruleWorst are the probability (average and
+	// worst view) of a face above which the network's read stands where
+	// the rules see a cocked or half-hidden die (netSquare) or no face.
+	netOverrule      = 0.95
+	netOverruleWorst = 0.6
 	// netDrop is the probability of "not a die" that drops a candidate;
 	// netDropUnsure drops one the finder is unsure of (netFinderSure) when
 	// "not a die" is the network's likeliest class and at least this. A
@@ -168,11 +173,12 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 			sure = true
 		}
 	}
-	if rd := o.rules; rd != nil && (rd.shape < netSquare || rd.Face == 0) {
+	if rd := o.rules; rd != nil && (rd.shape < netSquare || rd.Face == 0) && !(v.class <= classStar && p >= netOverrule && worst >= netOverruleWorst) {
 		// The face the rules isolated is far from square, or they found
 		// marks but no face at all: a cocked die seen foreshortened, or
 		// one half hidden. Its top face may not be the one facing the
-		// camera.
+		// camera, unless the network, which learned cocked dice as
+		// unreadable, is certain of a face in every view.
 		sure = false
 	}
 	if d.Face == 1 && !r.opts.StarDice && !r.opts.PlainDice && (o.rules == nil || o.rules.Face != 1 || o.rules.Star != d.Star) {

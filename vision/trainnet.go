@@ -11,8 +11,11 @@ import (
 // TrainLearned trains the dice finder and the face network on what o
 // names and writes their weights as JSON (the formats of
 // vision/model/finder.json and vision/model/facenet.json). Either writer
-// may be nil to skip that model. The result depends only on o (seeds,
-// epochs, data and Workers) and the BLAS library, not on scheduling.
+// may be nil to skip that model. The face network also learns the places
+// the finder (the one just trained, else o.Models' or the embedded one)
+// mistakes for dice on the photographs (mineHardNegatives). The result
+// depends only on o (seeds, epochs, data and Workers), that finder and the
+// BLAS library, not on scheduling.
 func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 	if o.FinderEpochs <= 0 {
 		o.FinderEpochs = 60
