@@ -55,14 +55,12 @@ func (r *Reader) candidatePlaces(t *trainTable) ([]finderCandidate, error) {
 		return nil, err
 	}
 	defer sc.bgr.Close()
-	found, err := r.finder.find(sc.bgr, 0, regionSize(sc))
+	found, rules, err := r.look(sc)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range sc.cands {
-		if rd, ok := r.readRules(sc.pix, sc.bgr.Cols(), sc.bgr.Rows(), c, sc.segScale); ok {
-			found = append(found, finderCandidate{x: rd.X, y: rd.Y, size: rd.Size})
-		}
+	for _, rd := range rules {
+		found = append(found, finderCandidate{x: rd.X, y: rd.Y, size: rd.Size})
 	}
 	for i := range found {
 		found[i].x, found[i].y, found[i].size = found[i].x/sc.scale, found[i].y/sc.scale, found[i].size/sc.scale

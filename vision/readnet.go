@@ -239,19 +239,30 @@ func regionSize(sc detected) float64 {
 	return sides[len(sides)/2]
 }
 
+// look finds what there is to read on an image made ready by detect: the
+// finder's candidates and the rules' reads of the segmentation's regions,
+// in sc.bgr's pixels.
+func (r *Reader) look(sc detected) ([]finderCandidate, []rulesRead, error) {
+	cands, err := r.finder.find(sc.bgr, r.opts.DieSize*sc.scale, regionSize(sc))
+	if err != nil {
+		return nil, nil, err
+	}
+	var rules []rulesRead
+	for _, c := range sc.cands {
+		if d, ok := r.readRules(sc.pix, sc.bgr.Cols(), sc.bgr.Rows(), c, sc.segScale); ok {
+			rules = append(rules, d)
+		}
+	}
+	return cands, rules, nil
+}
+
 // readLearned reads the dice of an image made ready by detect; the dice
 // it returns are in the pixels of sc.bgr.
 func (r *Reader) readLearned(sc detected) ([]Die, error) {
 	w, h := sc.bgr.Cols(), sc.bgr.Rows()
-	cands, err := r.finder.find(sc.bgr, r.opts.DieSize*sc.scale, regionSize(sc))
+	cands, rules, err := r.look(sc)
 	if err != nil {
 		return nil, err
-	}
-	var rules []rulesRead
-	for _, c := range sc.cands {
-		if d, ok := r.readRules(sc.pix, w, h, c, sc.segScale); ok {
-			rules = append(rules, d)
-		}
 	}
 	used := make([]bool, len(rules))
 	dice := make([]Die, 0, len(cands))
