@@ -16,25 +16,35 @@ import (
 	"github.com/liarsd/liarsd/vision/synth"
 )
 
-// benchSynthetic reads n synthetic tables of star dice (a third of the dice
-// show the star, in all three artworks) and scores the reads.
-func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
-	var total vision.Score
+// readSynthetic renders the random tables of seeds seed to seed+n-1 with
+// opts, reads each, and hands fn the seed, the image (closed after fn),
+// the truth and the dice read.
+func readSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, opts synth.RandomOptions, fn func(s uint64, img *gocv.Mat, truth, dice []vision.Die)) error {
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
-			return total, err
+			return err
 		}
 		s := uint64(seed) + uint64(i)
-		scene := synth.Random(s, synth.RandomOptions{StarShare: 1.0 / 3})
-		img, truth, err := synth.Render(scene)
+		img, truth, err := synth.Render(synth.Random(s, opts))
 		if err != nil {
-			return total, err
+			return err
 		}
 		dice, err := reader.Read(img)
 		if err != nil {
 			img.Close()
-			return total, err
+			return err
 		}
+		fn(s, &img, truth, dice)
+		img.Close()
+	}
+	return nil
+}
+
+// benchSynthetic reads n synthetic tables of star dice (a third of the dice
+// show the star, in all three artworks) and scores the reads.
+func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+	var total vision.Score
+	err := readSynthetic(ctx, reader, seed, n, synth.RandomOptions{StarShare: 1.0 / 3}, func(s uint64, img *gocv.Mat, truth, dice []vision.Die) {
 		score, errs := vision.Compare(dice, truthLabels(truth))
 		total.Add(score)
 		if verbose {
@@ -43,12 +53,11 @@ func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n in
 			}
 		}
 		if annotate != "" && len(errs) > 0 {
-			vision.Annotate(&img, dice)
-			gocv.IMWrite(filepath.Join(annotate, fmt.Sprintf("synth-%d.png", s)), img)
+			vision.Annotate(img, dice)
+			gocv.IMWrite(filepath.Join(annotate, fmt.Sprintf("synth-%d.png", s)), *img)
 		}
-		img.Close()
-	}
-	return total, nil
+	})
+	return total, err
 }
 
 // cockedScore tallies the reads of cocked dice, whose top face a camera
@@ -67,20 +76,7 @@ func (s cockedScore) String() string {
 // cocked (leaning 20 to 60 degrees) and scores the cocked dice's reads.
 func benchCocked(ctx context.Context, reader *vision.Reader, seed int64, n int, verbose bool, out io.Writer) (cockedScore, error) {
 	var total cockedScore
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return total, err
-		}
-		s := uint64(seed) + uint64(i)
-		img, truth, err := synth.Render(synth.Random(s, synth.RandomOptions{StarShare: 1.0 / 3, Cocked: 0.25}))
-		if err != nil {
-			return total, err
-		}
-		dice, err := reader.Read(img)
-		img.Close()
-		if err != nil {
-			return total, err
-		}
+	err := readSynthetic(ctx, reader, seed, n, synth.RandomOptions{StarShare: 1.0 / 3, Cocked: 0.25}, func(s uint64, _ *gocv.Mat, truth, dice []vision.Die) {
 		for _, want := range truth {
 			if !want.Uncertain {
 				continue
@@ -106,8 +102,8 @@ func benchCocked(ctx context.Context, reader *vision.Reader, seed int64, n int, 
 				}
 			}
 		}
-	}
-	return total, nil
+	})
+	return total, err
 }
 
 // truthLabels turns a synthetic scene's truth into labels with boxes.
