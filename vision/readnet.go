@@ -265,8 +265,7 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 		return nil, err
 	}
 	used := make([]bool, len(rules))
-	dice := make([]Die, 0, len(cands))
-	var scores []float64
+	dice := make([]foundDie, 0, len(cands))
 	for _, c := range cands {
 		o := netOpinion{x: c.x, y: c.y, size: c.size, finder: true, score: c.score}
 		best, bestDist := -1, netMatch*c.size
@@ -296,8 +295,7 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 			}
 		}
 		if d, ok := r.decide(o); ok {
-			dice = append(dice, d)
-			scores = append(scores, c.score)
+			dice = append(dice, foundDie{d, c.score, c.size})
 		}
 	}
 	for i := range rules {
@@ -308,43 +306,59 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 		o := netOpinion{x: rd.X, y: rd.Y, size: rd.Size, rules: rd}
 		o.net = r.learned.faces.read(r.faces, sc.pix, w, h, rd.X, rd.Y, rd.Size, faceNetViews)
 		if d, ok := r.decide(o); ok {
-			dice = append(dice, d)
-			scores = append(scores, 0)
+			dice = append(dice, foundDie{d, 0, rd.Size})
 		}
 	}
-	return r.consistentSizes(dice, scores), nil
+	return r.consistentSizes(dice), nil
+}
+
+// foundDie is a die the learned read found, with what the size check
+// needs to know of it.
+type foundDie struct {
+	Die
+	// score is the finder's probability of a die there, 0 for a die only
+	// the segmentation found.
+	score float64
+	// seen is the die's side as the finder measured it (for a die only the
+	// segmentation found, its region's side). The die's own Size is its
+	// top face's side where the rules isolated the face, and the finder's
+	// box, sides and shadow included, elsewhere: the two do not compare.
+	seen float64
 }
 
 // consistentSizes checks each die's size against the others': the dice of
 // one table are one size, give or take the camera's perspective. A die far
 // smaller or larger than the median of the confident ones (a speck on the
 // table read as a 1, a die's shadow) is dropped when the finder was unsure
-// of it and flagged uncertain otherwise. scores are the finder's, 0 for
-// dice only the segmentation found.
-func (r *Reader) consistentSizes(dice []Die, scores []float64) []Die {
+// of it and flagged uncertain otherwise.
+func (r *Reader) consistentSizes(found []foundDie) []Die {
+	dice := make([]Die, 0, len(found))
 	var sizes []float64
-	for _, d := range dice {
-		if !d.Uncertain {
-			sizes = append(sizes, d.Size)
+	for _, f := range found {
+		if !f.Uncertain {
+			sizes = append(sizes, f.seen)
 		}
 	}
 	if len(sizes) < 3 {
+		for _, f := range found {
+			dice = append(dice, f.Die)
+		}
 		return dice
 	}
 	slices.Sort(sizes)
 	med := sizes[len(sizes)/2]
-	out := dice[:0]
-	for i, d := range dice {
-		if ratio := d.Size / med; ratio < netSizeRange || ratio > 1/netSizeRange {
-			if scores[i] < netFinderSure {
+	for _, f := range found {
+		d := f.Die
+		if ratio := f.seen / med; ratio < netSizeRange || ratio > 1/netSizeRange {
+			if f.score < netFinderSure {
 				continue
 			}
 			d.Uncertain = true
 			d.Confidence = math.Min(d.Confidence, DefaultMinConfidence-0.001)
 		}
-		out = append(out, d)
+		dice = append(dice, d)
 	}
-	return out
+	return dice
 }
 
 // Models are the reader's learned weights: the rules' face classifier

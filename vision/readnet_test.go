@@ -294,25 +294,33 @@ func TestDecide(t *testing.T) {
 }
 
 // TestConsistentSizes checks that a die far from the others' size is
-// dropped when the finder was unsure of it and flagged otherwise.
+// dropped when the finder was unsure of it and flagged otherwise, and that
+// the sizes compared are the finder's, not the reported face's.
 func TestConsistentSizes(t *testing.T) {
 	r := NewReader(Options{})
-	dice := []Die{
-		{Face: 2, Size: 40, Confidence: 0.9}, {Face: 3, Size: 42, Confidence: 0.9}, {Face: 4, Size: 38, Confidence: 0.9},
-		{Face: 1, Size: 18, Confidence: 0.9}, // a speck, the finder unsure
-		{Face: 5, Size: 80, Confidence: 0.9}, // twice the size, the finder sure
+	sure := func(face int, size, score, seen float64) foundDie {
+		return foundDie{Die{Face: face, Size: size, Confidence: 0.9}, score, seen}
 	}
-	got := r.consistentSizes(dice, []float64{0.9, 0.9, 0.9, 0.3, 0.9})
-	if len(got) != 4 {
-		t.Fatalf("got %d dice %v; want 4 (the speck dropped)", len(got), got)
+	found := []foundDie{
+		sure(2, 40, 0.9, 40), sure(3, 42, 0.9, 42), sure(4, 38, 0.9, 38),
+		sure(1, 18, 0.3, 18), // a speck, the finder unsure
+		sure(5, 80, 0.9, 80), // twice the size, the finder sure
+		sure(6, 24, 0.9, 41), // the rules' top face: smaller than the finder's box
+	}
+	got := r.consistentSizes(found)
+	if len(got) != 5 {
+		t.Fatalf("got %d dice %v; want 5 (the speck dropped)", len(got), got)
 	}
 	if !got[3].Uncertain || got[3].Face != 5 {
 		t.Errorf("the outsized die: got %v; want it flagged uncertain", got[3])
 	}
-	for _, d := range got[:3] {
-		if d.Uncertain {
-			t.Errorf("die %v of the common size flagged uncertain", d)
+	for _, i := range []int{0, 1, 2, 4} {
+		if got[i].Uncertain {
+			t.Errorf("die %v of the common size flagged uncertain", got[i])
 		}
+	}
+	if got[4].Size != 24 {
+		t.Errorf("the die with its top face isolated: got size %v; want 24 (reported as read)", got[4].Size)
 	}
 }
 
