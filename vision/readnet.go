@@ -160,6 +160,9 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 		}
 	}
 	sure := v.class <= classStar && p >= netSure && worst >= netWorst
+	// certain is a read the network gives in every view of every net, so
+	// sure that it stands where the rules cannot confirm it.
+	certain := v.class <= classStar && p >= netOverrule && worst >= netOverruleWorst
 	if rd := o.rules; rd != nil && rd.Face != 0 {
 		agree := rd.Face == d.Face && (rd.Star == d.Star || r.opts.StarDice)
 		switch {
@@ -173,7 +176,7 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 			sure = true
 		}
 	}
-	if rd := o.rules; rd != nil && (rd.shape < netSquare || rd.Face == 0) && !(v.class <= classStar && p >= netOverrule && worst >= netOverruleWorst) {
+	if rd := o.rules; rd != nil && (rd.shape < netSquare || rd.Face == 0) && !certain {
 		// The face the rules isolated is far from square, or they found
 		// marks but no face at all: a cocked die seen foreshortened, or
 		// one half hidden. Its top face may not be the one facing the
@@ -181,11 +184,14 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 		// unreadable, is certain of a face in every view.
 		sure = false
 	}
-	if d.Face == 1 && !r.opts.StarDice && !r.opts.PlainDice && (o.rules == nil || o.rules.Face != 1 || o.rules.Star != d.Star) {
+	if d.Face == 1 && !r.opts.StarDice && !r.opts.PlainDice && (o.rules == nil || o.rules.Face != 1 || o.rules.Star != d.Star) && !(certain && !d.Star && (o.rules == nil || !o.rules.Star)) {
 		// A single central mark is a pip or the star, drawn any way: the
 		// network learned three star artworks and some pips, and cannot
 		// tell an artwork it never saw (an anchor, a sun) from them. The
-		// rules, which judge the mark's shape, must read it the same.
+		// rules, which judge the mark's shape, must read it the same,
+		// unless the network is certain of a pip and the rules see no
+		// star: the rules' pip finder misses many a 1 (a large pip, a
+		// dark die) and calls it a 2 or nothing.
 		sure = false
 	}
 	if d.Star && !r.opts.StarDice && (o.rules == nil || !o.rules.Star || o.rules.Uncertain) {
