@@ -100,7 +100,7 @@ var (
 	netSizeRange = 0.65
 	// netRegionOnly is the probability the face network must give a face
 	// for a region only the segmentation found (not the finder) to count.
-	netRegionOnly = 0.97
+	netRegionOnly = 0.9
 	// netMatch is how near (over the die's side) a segmentation region's
 	// centre must be to a finder's candidate to be the same die.
 	netMatch = 0.45

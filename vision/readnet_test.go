@@ -268,7 +268,7 @@ func TestDecide(t *testing.T) {
 		{"star dice: the 1 is the star", Options{StarDice: true}, netOpinion{net: verdict(0, 0.99, 0.99), finder: true}, true, 1, true, false},
 		{"plain dice: a star is a doubt", Options{PlainDice: true}, netOpinion{net: verdict(classStar, 0.99, 0.99), rules: rules(1, true, false), finder: true}, true, 1, false, true},
 		{"region only, sure", Options{}, netOpinion{net: verdict(1, 0.99, 0.99)}, true, 2, false, false},
-		{"region only, not sure enough", Options{}, netOpinion{net: verdict(1, 0.93, 0.93)}, false, 0, false, false},
+		{"region only, not sure enough", Options{}, netOpinion{net: verdict(1, 0.85, 0.85)}, false, 0, false, false},
 		{"bottom view", Options{View: ViewBottom}, netOpinion{net: verdict(1, 0.99, 0.99), finder: true}, true, 5, false, false},
 	}
 	for _, tt := range tests {
