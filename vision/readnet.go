@@ -184,7 +184,7 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 		// unreadable, is certain of a face in every view.
 		sure = false
 	}
-	if d.Face == 1 && !r.opts.StarDice && !r.opts.PlainDice && (o.rules == nil || o.rules.Face != 1 || o.rules.Star != d.Star) && !(certain && !d.Star && (o.rules == nil || !o.rules.Star)) {
+	if d.Face == 1 && !r.opts.StarDice && !r.opts.PlainDice {
 		// A single central mark is a pip or the star, drawn any way: the
 		// network learned three star artworks and some pips, and cannot
 		// tell an artwork it never saw (an anchor, a sun) from them. The
@@ -192,7 +192,11 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 		// unless the network is certain of a pip and the rules see no
 		// star: the rules' pip finder misses many a 1 (a large pip, a
 		// dark die) and calls it a 2 or nothing.
-		sure = false
+		confirmed := o.rules != nil && o.rules.Face == 1 && o.rules.Star == d.Star
+		certainPip := certain && !d.Star && (o.rules == nil || !o.rules.Star)
+		if !confirmed && !certainPip {
+			sure = false
+		}
 	}
 	if d.Star && !r.opts.StarDice && (o.rules == nil || !o.rules.Star || o.rules.Uncertain) {
 		// The network learned three star artworks from synthetic tables;
