@@ -8,6 +8,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,6 +114,31 @@ func ParseLabelFixes(r io.Reader) ([]LabelFix, error) {
 		out = append(out, LabelFix{Label: l, Why: row[7]})
 	}
 	return out, nil
+}
+
+// ReadLabels reads the labels of a folder of labelled photographs: its
+// labels.csv, as ParseLabels parses it.
+func ReadLabels(dir string) ([]Label, error) {
+	f, err := os.Open(filepath.Join(dir, "labels.csv"))
+	if err != nil {
+		return nil, fmt.Errorf("vision: %w", err)
+	}
+	defer f.Close()
+	return ParseLabels(f)
+}
+
+// ReadLabelFixes reads a label fixes file, as ParseLabelFixes parses it;
+// an empty path is no fixes.
+func ReadLabelFixes(path string) ([]LabelFix, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vision: %w", err)
+	}
+	defer f.Close()
+	return ParseLabelFixes(f)
 }
 
 // FixLabels returns labels with the fixes for their images applied, and

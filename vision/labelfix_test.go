@@ -1,7 +1,6 @@
 package vision_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,21 +56,11 @@ test,c.jpg,1,0,0,10,10,an image these labels do not hold
 // shared photographs: every fix names a labelled image, and each either
 // changes a label's face or adds a die.
 func TestRepositoryLabelFixes(t *testing.T) {
-	lf, err := os.Open(filepath.Join(sharedPhotos(t), "labels.csv"))
+	labels, err := vision.ReadLabels(sharedPhotos(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	labels, err := vision.ParseLabels(lf)
-	lf.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ff, err := os.Open(filepath.Join("..", "testdata", "photos", "label-fixes.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixes, err := vision.ParseLabelFixes(ff)
-	ff.Close()
+	fixes, err := vision.ReadLabelFixes(filepath.Join("..", "testdata", "photos", "label-fixes.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,5 +76,19 @@ func TestRepositoryLabelFixes(t *testing.T) {
 		if f.Why == "" {
 			t.Errorf("fix %s %s: no reason given", f.Split, f.Image)
 		}
+	}
+}
+
+// TestReadLabelFiles checks the file readers: an empty fixes path is no
+// fixes, a missing file an error naming the package.
+func TestReadLabelFiles(t *testing.T) {
+	if fixes, err := vision.ReadLabelFixes(""); fixes != nil || err != nil {
+		t.Errorf("ReadLabelFixes(\"\"): got %v, %v; want nil, nil", fixes, err)
+	}
+	if _, err := vision.ReadLabelFixes(filepath.Join(t.TempDir(), "none.csv")); err == nil || !strings.HasPrefix(err.Error(), "vision: ") {
+		t.Errorf("ReadLabelFixes(missing): got %v; want a vision: error", err)
+	}
+	if _, err := vision.ReadLabels(t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), "vision: ") {
+		t.Errorf("ReadLabels(folder without labels.csv): got %v; want a vision: error", err)
 	}
 }

@@ -203,12 +203,7 @@ func TestSyntheticTables(t *testing.T) {
 // the shared data sits beside the repository.
 func TestRealPhotos(t *testing.T) {
 	dir := sharedPhotos(t)
-	f, err := os.Open(filepath.Join(dir, "labels.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := vision.ParseLabels(f)
-	f.Close()
+	all, err := vision.ReadLabels(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -192,12 +191,7 @@ func photoSamples(dir string, exclude func(string) bool, fixes []LabelFix) ([]sa
 // trainLabels reads the labels of the train/ split's images, with fixes
 // applied, by image, and the images' names in order.
 func trainLabels(dir string, exclude func(string) bool, fixes []LabelFix) (map[string][]Label, []string, error) {
-	f, err := os.Open(filepath.Join(dir, "labels.csv"))
-	if err != nil {
-		return nil, nil, fmt.Errorf("vision: %w", err)
-	}
-	labels, err := ParseLabels(f)
-	f.Close()
+	labels, err := ReadLabels(dir)
 	if err != nil {
 		return nil, nil, err
 	}

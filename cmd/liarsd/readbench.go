@@ -79,7 +79,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 				return 2
 			}
 		}
-		fixes, err := loadLabelFixes(*fixesPath)
+		fixes, err := vision.ReadLabelFixes(*fixesPath)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 2
@@ -137,12 +137,7 @@ type fixedScore struct {
 // fixes applied.
 func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, fixes []vision.LabelFix, annotate string, verbose bool, out io.Writer) (vision.Score, fixedScore, error) {
 	var fixed fixedScore
-	f, err := os.Open(filepath.Join(dir, "labels.csv"))
-	if err != nil {
-		return vision.Score{}, fixed, err
-	}
-	labels, err := vision.ParseLabels(f)
-	f.Close()
+	labels, err := vision.ReadLabels(dir)
 	if err != nil {
 		return vision.Score{}, fixed, err
 	}
@@ -198,19 +193,6 @@ func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, 
 // defaultLabelFixes is the repository's corrections to the photographs'
 // labels (see docs/vision.md).
 const defaultLabelFixes = "testdata/photos/label-fixes.csv"
-
-// loadLabelFixes reads a label fixes file; an empty path is none.
-func loadLabelFixes(path string) ([]vision.LabelFix, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return vision.ParseLabelFixes(f)
-}
 
 func gomaxprocs() string {
 	if v := os.Getenv("GOMAXPROCS"); v != "" {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"gocv.io/x/gocv"
@@ -59,7 +58,7 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		}
 		exclude = func(name string) bool { return keep[name] }
 	}
-	fixes, err := loadLabelFixes(*fixesPath)
+	fixes, err := vision.ReadLabelFixes(*fixesPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "readtrain: %v\n", err)
 		return 2
@@ -142,12 +141,7 @@ func trainSubset(photos, parity string) (map[string]bool, error) {
 	if parity != "even" && parity != "odd" {
 		return nil, fmt.Errorf("unknown subset %q (want even or odd)", parity)
 	}
-	f, err := os.Open(filepath.Join(photos, "labels.csv"))
-	if err != nil {
-		return nil, err
-	}
-	labels, err := vision.ParseLabels(f)
-	f.Close()
+	labels, err := vision.ReadLabels(photos)
 	if err != nil {
 		return nil, err
 	}
