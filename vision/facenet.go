@@ -26,15 +26,15 @@ var faceNetShape = shape{3, faceNetGrid, faceNetGrid}
 // newFaceNet makes an untrained face network.
 func newFaceNet(seed uint64) *network {
 	return newNetwork(seed, faceNetShape,
-		nnLayer{Kind: layerConv, Out: 16, ReLU: true},
-		nnLayer{Kind: layerConv, Out: 16, ReLU: true},
-		nnLayer{Kind: layerPool},
-		nnLayer{Kind: layerConv, Out: 32, ReLU: true},
-		nnLayer{Kind: layerConv, Out: 32, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 24, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 24, ReLU: true},
 		nnLayer{Kind: layerPool},
 		nnLayer{Kind: layerConv, Out: 48, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 48, ReLU: true},
 		nnLayer{Kind: layerPool},
-		nnLayer{Kind: layerDense, Out: 96, ReLU: true},
+		nnLayer{Kind: layerConv, Out: 64, ReLU: true},
+		nnLayer{Kind: layerPool},
+		nnLayer{Kind: layerDense, Out: 128, ReLU: true},
 		nnLayer{Kind: layerDense, Out: faceNetClasses},
 	)
 }
@@ -43,9 +43,10 @@ func newFaceNet(seed uint64) *network {
 // gain, and which channel is which, so that the net learns dice of any
 // colour from the colours it was shown.
 type colourJitter struct {
-	gain [3]float32
-	perm [3]int
-	gray bool
+	gain  [3]float32
+	perm  [3]int
+	gray  bool
+	gamma float64 // 0 or 1: none
 }
 
 var noJitter = colourJitter{gain: [3]float32{1, 1, 1}, perm: [3]int{0, 1, 2}}
@@ -75,6 +76,11 @@ func sampleWindow(pix []byte, w, h int, cx, cy, side, angle float64, flip bool, 
 			if cj.gray {
 				m := (px[0] + px[1] + px[2]) / 3
 				px = [3]float64{m, m, m}
+			}
+			if cj.gamma != 0 && cj.gamma != 1 {
+				for c := range px {
+					px[c] = 255 * math.Pow(px[c]/255, cj.gamma)
+				}
 			}
 			k := v*g + u
 			for c := 0; c < 3; c++ {
@@ -119,6 +125,9 @@ type faceVerdict struct {
 	class int
 	p     float64
 	worst float64
+	// agree is the share of the views (each net at each view) whose
+	// likeliest class is class.
+	agree float64
 	per   [][faceNetClasses]float64 // each net at each view
 }
 
@@ -174,6 +183,13 @@ func (f *faceNets) turns(s *faceScratch, v *faceVerdict, from, to int) {
 			v.per = append(v.per, one)
 		}
 	}
+	v.sum()
+}
+
+// sum works out the verdict from per: the averaged probabilities, the
+// likeliest class, its probability, its lowest in any view and the share
+// of the views that put it first.
+func (v *faceVerdict) sum() {
 	v.probs, v.class = [faceNetClasses]float64{}, 0
 	for _, one := range v.per {
 		for c, p := range one {
@@ -187,9 +203,20 @@ func (f *faceNets) turns(s *faceScratch, v *faceVerdict, from, to int) {
 		}
 	}
 	v.p, v.worst = v.probs[v.class], 1
+	votes := 0
 	for _, one := range v.per {
 		v.worst = math.Min(v.worst, one[v.class])
+		best := 0
+		for c, p := range one {
+			if p > one[best] {
+				best = c
+			}
+		}
+		if best == v.class {
+			votes++
+		}
 	}
+	v.agree = float64(votes) / float64(len(v.per))
 }
 
 // turnWindow writes src (3 grids) into dst turned by k%4 quarter turns,
@@ -258,8 +285,14 @@ func trainFaceNet(tables []trainTable, o fitOptions) *network {
 		for c := range cj.gain {
 			cj.gain[c] = 0.75 + 0.5*rng.Float32()
 		}
+		if rng.IntN(2) == 0 {
+			cj.gamma = math.Exp((rng.Float64() - 0.5) * 0.8)
+		}
 		angle := dieAngle(t.pix, t.w, t.h, cx, cy, side) + float64(rng.IntN(4))*math.Pi/2 + (rng.Float64()-0.5)*0.15
 		sampleWindow(t.pix, t.w, t.h, cx, cy, side, angle, rng.IntN(2) == 0, cj, x)
+		if rng.IntN(4) == 0 {
+			blurWindow(x, float32(0.3+0.7*rng.Float64()))
+		}
 		if rng.IntN(3) == 0 {
 			sd := float32(0.15 * rng.Float64())
 			for i := range x {
@@ -385,4 +418,35 @@ func bgrAt(pix []byte, w, h int, x, y float64) [3]float64 {
 		px[c] = top*(1-fy) + bot*fy
 	}
 	return px
+}
+
+// blurWindow softens a sampled window (3 grids) in place by a 3x3
+// binomial blur mixed in at the given weight (0 to 1), as a small or
+// out-of-focus die looks.
+func blurWindow(x []float32, weight float32) {
+	const g = faceNetGrid
+	var tmp [g * g]float32
+	for c := 0; c < 3; c++ {
+		p := x[c*g*g : (c+1)*g*g]
+		for y := 0; y < g; y++ {
+			for u := 0; u < g; u++ {
+				var sum, wsum float32
+				for dy := -1; dy <= 1; dy++ {
+					for dx := -1; dx <= 1; dx++ {
+						yy, xx := y+dy, u+dx
+						if yy < 0 || yy >= g || xx < 0 || xx >= g {
+							continue
+						}
+						w := float32((2 - dx*dx) * (2 - dy*dy))
+						sum += w * p[yy*g+xx]
+						wsum += w
+					}
+				}
+				tmp[y*g+u] = sum / wsum
+			}
+		}
+		for i := range p {
+			p[i] = (1-weight)*p[i] + weight*tmp[i]
+		}
+	}
 }

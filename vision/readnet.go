@@ -62,6 +62,12 @@ var (
 	netSure = 0.8
 	// netWorst ... when no single net at no single view gave it less.
 	netWorst = 0.2
+	// netVoteSure is the probability above which the read is confident
+	// too, where the rules found only a lone mark they are unsure of, when
+	// at least netVotes of the views (each net at each view) put the same
+	// class first: one view far off is then the odd one out.
+	netVoteSure = 0.5
+	netVotes    = 0.75
 	// netAgree is the probability above which the network's read is
 	// confident when the rules, sure, read the same face: two readers
 	// that see a die differently agree.
@@ -151,15 +157,23 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 	if d.Star {
 		d.Face = 1
 	}
-	worst := v.worst
+	worst, agree := v.worst, v.agree
 	if v.class != class {
 		// The merged classes (a star die's 1) lead: their worst is unknown.
-		worst = 0
+		worst, agree = 0, 0
 		if class == classStar && (v.class == 0 || v.class == classStar) {
-			worst = v.worst
+			worst, agree = v.worst, v.agree
 		}
 	}
 	sure := v.class <= classStar && p >= netSure && worst >= netWorst
+	if rd := o.rules; rd != nil && rd.Uncertain && rd.Face == 1 && !rd.Star &&
+		v.class <= classStar && p >= netVoteSure && agree >= netVotes {
+		// The rules, unsure, found a lone mark: what their pip finder
+		// makes of a small die whose pips run together, no word against
+		// the network. A read most of the network's views put first
+		// stands at a lower probability.
+		sure = true
+	}
 	// certain is a read the network gives in every view of every net, so
 	// sure that it stands where the rules cannot confirm it.
 	certain := v.class <= classStar && p >= netOverrule && worst >= netOverruleWorst

@@ -221,6 +221,11 @@ func TestDecide(t *testing.T) {
 		}
 		return v
 	}
+	agreed := func(class int, p, worst, agree float64) faceVerdict {
+		v := verdict(class, p, worst)
+		v.agree = agree
+		return v
+	}
 	rules := func(face int, star, uncertain bool) *rulesRead {
 		return &rulesRead{Die: Die{Face: face, Star: star, Uncertain: uncertain, Confidence: 0.9}, shape: 1}
 	}
@@ -243,6 +248,12 @@ func TestDecide(t *testing.T) {
 		{"weak five, the rules' unsure guess too", Options{}, netOpinion{net: verdict(4, 0.45, 0.3), rules: rules(5, false, true), finder: true}, true, 5, false, true},
 		{"weak five, the rules sure of it", Options{}, netOpinion{net: verdict(4, 0.35, 0.2), rules: rules(5, false, false), finder: true}, true, 5, false, true},
 		{"fair five, the rules sure of it, a strict threshold", Options{MinConfidence: 0.95}, netOpinion{net: verdict(4, 0.7, 0.3), rules: rules(5, false, false), finder: true}, true, 5, false, true},
+		{"a fair three most views put first, the rules unsure of a lone mark", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.75), rules: rules(1, false, true), finder: true}, true, 3, false, false},
+		{"a fair three half the views put first, the rules unsure of a lone mark", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.5), rules: rules(1, false, true), finder: true}, true, 3, false, true},
+		{"a weak three most views put first, the rules unsure of a lone mark", Options{}, netOpinion{net: agreed(2, 0.45, 0.05, 0.75), rules: rules(1, false, true), finder: true}, true, 3, false, true},
+		{"a fair three most views put first, the rules unsure of a 2", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.75), rules: rules(2, false, true), finder: true}, true, 3, false, true},
+		{"a fair three most views put first, the rules sure of a 1", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.75), rules: rules(1, false, false), finder: true}, true, 3, false, true},
+		{"a fair three most views put first, no rules", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.75), finder: true}, true, 3, false, true},
 		{"sure on average, not in one view", Options{}, netOpinion{net: verdict(2, 0.95, 0.1), finder: true}, true, 3, false, true},
 		{"not a die", Options{}, netOpinion{net: verdict(classNotADie, 0.95, 0.9), finder: true, score: 0.65}, false, 0, false, false},
 		{"not a die, the finder certain of one", Options{}, netOpinion{net: verdict(classNotADie, 0.95, 0.9), finder: true, score: 0.9}, true, 0, false, true},
@@ -362,5 +373,34 @@ func TestFinderScales(t *testing.T) {
 		} else {
 			t.Logf("%s: %+v", tc.name, c)
 		}
+	}
+}
+
+func TestFaceVerdictSum(t *testing.T) {
+	view := func(probs map[int]float64) [faceNetClasses]float64 {
+		var one [faceNetClasses]float64
+		for c, p := range probs {
+			one[c] = p
+		}
+		return one
+	}
+	v := faceVerdict{per: [][faceNetClasses]float64{
+		view(map[int]float64{2: 0.9, 4: 0.1}),
+		view(map[int]float64{2: 0.8, 4: 0.2}),
+		view(map[int]float64{2: 0.7, 4: 0.3}),
+		view(map[int]float64{2: 0.2, 4: 0.8}), // the odd one out
+	}}
+	v.sum()
+	if got, want := v.class, 2; got != want {
+		t.Errorf("class = %d; want %d", got, want)
+	}
+	if got, want := v.p, 0.65; math.Abs(got-want) > 1e-9 {
+		t.Errorf("p = %v; want %v", got, want)
+	}
+	if got, want := v.worst, 0.2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("worst = %v; want %v", got, want)
+	}
+	if got, want := v.agree, 0.75; got != want {
+		t.Errorf("agree = %v; want %v", got, want)
 	}
 }

@@ -1,0 +1,85 @@
+package vision
+
+import (
+	"math"
+	"testing"
+)
+
+func TestBlurWindow(t *testing.T) {
+	const g = faceNetGrid
+	spot := func() []float32 {
+		x := make([]float32, 3*g*g)
+		for c := 0; c < 3; c++ {
+			x[c*g*g+10*g+10] = 16
+		}
+		return x
+	}
+	x := spot()
+	blurWindow(x, 0)
+	if got, want := x[10*g+10], float32(16); got != want {
+		t.Errorf("weight 0: centre = %v; want %v (unchanged)", got, want)
+	}
+	x = spot()
+	blurWindow(x, 1)
+	// The 3x3 binomial kernel (1 2 1 / 2 4 2 / 1 2 1) / 16 spreads the
+	// spot over its neighbours and keeps its sum.
+	for _, tc := range []struct {
+		dx, dy int
+		want   float32
+	}{{0, 0, 4}, {1, 0, 2}, {0, -1, 2}, {1, 1, 1}, {2, 0, 0}} {
+		for c := 0; c < 3; c++ {
+			if got := x[c*g*g+(10+tc.dy)*g+10+tc.dx]; math.Abs(float64(got-tc.want)) > 1e-5 {
+				t.Errorf("channel %d at (%+d,%+d) = %v; want %v", c, tc.dx, tc.dy, got, tc.want)
+			}
+		}
+	}
+	var sum float32
+	for _, v := range x[:g*g] {
+		sum += v
+	}
+	if math.Abs(float64(sum-16)) > 1e-4 {
+		t.Errorf("sum after blur = %v; want 16", sum)
+	}
+}
+
+func TestSampleWindowGamma(t *testing.T) {
+	// A die-like image: a dark square on a light table, with a mid-grey
+	// pip in it.
+	const w, h = 64, 64
+	pix := make([]byte, w*h*3)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			v := byte(220)
+			switch {
+			case x >= 30 && x < 34 && y >= 30 && y < 34:
+				v = 128
+			case x >= 16 && x < 48 && y >= 16 && y < 48:
+				v = 40
+			}
+			pix[(y*w+x)*3], pix[(y*w+x)*3+1], pix[(y*w+x)*3+2] = v, v, v
+		}
+	}
+	n := 3 * faceNetGrid * faceNetGrid
+	plain, one, bright := make([]float32, n), make([]float32, n), make([]float32, n)
+	sampleWindow(pix, w, h, 32, 32, 32, 0, false, noJitter, plain)
+	cj := noJitter
+	cj.gamma = 1
+	sampleWindow(pix, w, h, 32, 32, 32, 0, false, cj, one)
+	for i := range plain {
+		if plain[i] != one[i] {
+			t.Fatalf("gamma 1 changed cell %d: %v; want %v", i, one[i], plain[i])
+		}
+	}
+	cj.gamma = 0.6
+	sampleWindow(pix, w, h, 32, 32, 32, 0, false, cj, bright)
+	centre, body, table := faceNetGrid/2*faceNetGrid+faceNetGrid/2, 8*faceNetGrid+8, 0
+	if !(bright[table] > bright[centre] && bright[centre] > bright[body]) {
+		t.Errorf("gamma 0.6: table %v, pip %v, body %v; want the tones' order kept", bright[table], bright[centre], bright[body])
+	}
+	// A gamma under 1 lifts the dark tones: the pip (mid grey) moves
+	// towards the table in the standardised window.
+	rel := func(x []float32) float32 { return (x[centre] - x[body]) / (x[table] - x[body]) }
+	if got, was := rel(bright), rel(plain); got <= was {
+		t.Errorf("gamma 0.6: the pip's place between body and table %v; want above %v", got, was)
+	}
+}
