@@ -40,13 +40,13 @@ func newFaceNet(seed uint64) *network {
 }
 
 // colourJitter changes a window's colours in training: each channel's
-// gain, and which channel is which, so that the net learns dice of any
-// colour from the colours it was shown.
+// gain, which channel is which, and the tones' gamma, so that the net
+// learns dice of any colour and light from the ones it was shown.
 type colourJitter struct {
 	gain  [3]float32
 	perm  [3]int
 	gray  bool
-	gamma float64 // 0 or 1: none
+	gamma float64 // 0 or 1 leaves the tones as they are
 }
 
 var noJitter = colourJitter{gain: [3]float32{1, 1, 1}, perm: [3]int{0, 1, 2}}
