@@ -610,31 +610,53 @@ func unroll(in []float32, s shape, l *nnLayer, cols []float32) {
 	hw := s.h * s.w
 	k := l.In * 9
 	d := max(l.Dilated, 1)
-	for y := 0; y < s.h; y++ {
-		for x := 0; x < s.w; x++ {
-			row := cols[(y*s.w+x)*k : (y*s.w+x+1)*k]
-			if y >= d && y < s.h-d && x >= d && x < s.w-d {
-				// Inside: no tap falls outside the input.
-				for c := 0; c < l.In; c++ {
-					src := in[c*hw+(y-d)*s.w+x-d:]
-					r := row[c*9 : c*9+9]
-					r[0], r[1], r[2] = src[0], src[d], src[2*d]
-					src = src[d*s.w:]
-					r[3], r[4], r[5] = src[0], src[d], src[2*d]
-					src = src[d*s.w:]
-					r[6], r[7], r[8] = src[0], src[d], src[2*d]
-				}
-				continue
+	// border writes the row of a pixel some of whose taps fall outside the
+	// input: the taps inside, found once for every channel, the rest zero.
+	border := func(y, x int) {
+		row := cols[(y*s.w+x)*k : (y*s.w+x+1)*k]
+		var at [9]int
+		for t := range at {
+			sy, sx := y+(t/3-1)*d, x+(t%3-1)*d
+			at[t] = -1
+			if sy >= 0 && sy < s.h && sx >= 0 && sx < s.w {
+				at[t] = sy*s.w + sx
 			}
-			for c := 0; c < l.In; c++ {
-				for t := 0; t < 9; t++ {
-					sy, sx := y+(t/3-1)*d, x+(t%3-1)*d
-					v := float32(0)
-					if sy >= 0 && sy < s.h && sx >= 0 && sx < s.w {
-						v = in[c*hw+sy*s.w+sx]
-					}
-					row[c*9+t] = v
+		}
+		for c := 0; c < l.In; c++ {
+			plane, r := in[c*hw:(c+1)*hw], row[c*9:c*9+9]
+			for t, i := range at {
+				if i < 0 {
+					r[t] = 0
+				} else {
+					r[t] = plane[i]
 				}
+			}
+		}
+	}
+	for y := 0; y < s.h; y++ {
+		if y < d || y >= s.h-d || s.w <= 2*d {
+			for x := 0; x < s.w; x++ {
+				border(y, x)
+			}
+			continue
+		}
+		for x := 0; x < d; x++ {
+			border(y, x)
+			border(y, s.w-1-x)
+		}
+		// Inside: no tap falls outside the input. A channel's three input
+		// rows at a time, read along.
+		for c := 0; c < l.In; c++ {
+			plane := in[c*hw : (c+1)*hw]
+			r0 := plane[(y-d)*s.w : (y-d+1)*s.w]
+			r1 := plane[y*s.w : (y+1)*s.w]
+			r2 := plane[(y+d)*s.w : (y+d+1)*s.w]
+			for x := d; x < s.w-d; x++ {
+				o := cols[(y*s.w+x)*k+c*9:]
+				o = o[:9]
+				o[0], o[1], o[2] = r0[x-d], r0[x], r0[x+d]
+				o[3], o[4], o[5] = r1[x-d], r1[x], r1[x+d]
+				o[6], o[7], o[8] = r2[x-d], r2[x], r2[x+d]
 			}
 		}
 	}

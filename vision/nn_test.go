@@ -95,8 +95,9 @@ func TestNetworkJSONRoundTrip(t *testing.T) {
 }
 
 // gemmShapes are inputs small enough for OpenCV's own product and large
-// enough (100 pixels or more) for BLAS's.
-var gemmShapes = []shape{{3, 7, 9}, {5, 12, 11}}
+// enough (100 pixels or more) for BLAS's, and one so small that a dilated
+// tap falls outside it from every pixel.
+var gemmShapes = []shape{{3, 7, 9}, {5, 12, 11}, {2, 3, 4}}
 
 // TestConvGemm checks OpenCV's matrix product gives what the Go
 // convolution does, plain and dilated.
