@@ -652,8 +652,8 @@ func unroll(in []float32, s shape, l *nnLayer, cols []float32) {
 			r1 := plane[y*s.w : (y+1)*s.w]
 			r2 := plane[(y+d)*s.w : (y+d+1)*s.w]
 			for x := d; x < s.w-d; x++ {
-				o := cols[(y*s.w+x)*k+c*9:]
-				o = o[:9]
+				i := (y*s.w+x)*k + c*9
+				o := cols[i : i+9]
 				o[0], o[1], o[2] = r0[x-d], r0[x], r0[x+d]
 				o[3], o[4], o[5] = r1[x-d], r1[x], r1[x+d]
 				o[6], o[7], o[8] = r2[x-d], r2[x], r2[x+d]

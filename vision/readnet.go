@@ -157,23 +157,15 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 	if d.Star {
 		d.Face = 1
 	}
-	worst, agree := v.worst, v.agree
+	worst, votes := v.worst, v.agree
 	if v.class != class {
 		// The merged classes (a star die's 1) lead: their worst is unknown.
-		worst, agree = 0, 0
+		worst, votes = 0, 0
 		if class == classStar && (v.class == 0 || v.class == classStar) {
-			worst, agree = v.worst, v.agree
+			worst, votes = v.worst, v.agree
 		}
 	}
 	sure := v.class <= classStar && p >= netSure && worst >= netWorst
-	if rd := o.rules; rd != nil && rd.Uncertain && rd.Face == 1 && !rd.Star &&
-		v.class <= classStar && p >= netVoteSure && agree >= netVotes {
-		// The rules, unsure, found a lone mark: what their pip finder
-		// makes of a small die whose pips run together, no word against
-		// the network. A read most of the network's views put first
-		// stands at a lower probability.
-		sure = true
-	}
 	// certain is a read the network gives in every view of every net, so
 	// sure that it stands where the rules cannot confirm it.
 	certain := v.class <= classStar && p >= netOverrule && worst >= netOverruleWorst
@@ -187,6 +179,12 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 			sure = true
 		case agree && v.class <= classStar && p >= netAgreeUnsure:
 			// The rules' best guess, unsure, is the network's too.
+			sure = true
+		case rd.Uncertain && rd.Face == 1 && !rd.Star && v.class <= classStar && p >= netVoteSure && votes >= netVotes:
+			// The rules, unsure, found a lone mark: what their pip finder
+			// makes of a small die whose pips run together, no word
+			// against the network. A read most of the network's views put
+			// first stands at a lower probability.
 			sure = true
 		}
 	}
