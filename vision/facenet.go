@@ -249,32 +249,10 @@ type faceExample struct {
 }
 
 // trainFaceNet trains one face network on the tables.
-func trainFaceNet(tables []trainTable, o fitOptions) *network {
-	var examples []faceExample
-	for ti, t := range tables {
-		if len(t.dice) == 0 {
-			continue
-		}
-		for di := range t.dice {
-			examples = append(examples, faceExample{table: ti, die: di})
-			if t.photo {
-				// Real photographs are fewer and harder than synthetic
-				// tables: they count double.
-				examples = append(examples, faceExample{table: ti, die: di})
-			}
-			// A window on no die for every other die.
-			if di%2 == 0 {
-				examples = append(examples, faceExample{table: ti, die: -1})
-			}
-		}
-		for hi := range t.hard {
-			// What the finder mistakes for a die, twice like the dice of
-			// the photographs it is found on.
-			examples = append(examples, faceExample{ti, hi, true}, faceExample{ti, hi, true})
-		}
-	}
+func trainFaceNet(tables []trainTable, photoWeight int, o fitOptions) (*network, error) {
+	examples := faceExamples(tables, photoWeight)
 	n := newFaceNet(o.Seed)
-	fit(n, faceNetShape, len(examples), o, func(k int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
+	err := fit(n, faceNetShape, len(examples), o, func(k int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
 		e := examples[k]
 		t := &tables[e.table]
 		cx, cy, side, class := faceWindow(t, e, rng)
@@ -315,7 +293,40 @@ func trainFaceNet(tables []trainTable, o fitOptions) *network {
 		}
 		return -math.Log(math.Max(probs[class], 1e-9)), right, 1
 	})
-	return n
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// faceExamples lists what a pass of the face network's training shows it:
+// every die (a photographed one photoWeight times), a window on no die for
+// every other die, and each hard negative twice.
+func faceExamples(tables []trainTable, photoWeight int) []faceExample {
+	var examples []faceExample
+	for ti, t := range tables {
+		if len(t.dice) == 0 {
+			continue
+		}
+		for di := range t.dice {
+			examples = append(examples, faceExample{table: ti, die: di})
+			for k := 1; t.photo && k < photoWeight; k++ {
+				// Real photographs are fewer and harder than synthetic
+				// tables: they count more.
+				examples = append(examples, faceExample{table: ti, die: di})
+			}
+			// A window on no die for every other die.
+			if di%2 == 0 {
+				examples = append(examples, faceExample{table: ti, die: -1})
+			}
+		}
+		for hi := range t.hard {
+			// What the finder mistakes for a die, twice like the dice of
+			// the photographs it is found on.
+			examples = append(examples, faceExample{ti, hi, true}, faceExample{ti, hi, true})
+		}
+	}
+	return examples
 }
 
 // faceWindow draws the window of example e of t: a labelled die, jittered

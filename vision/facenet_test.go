@@ -83,3 +83,41 @@ func TestSampleWindowGamma(t *testing.T) {
 		t.Errorf("gamma 0.6: the pip's place between body and table %v; want above %v", got, was)
 	}
 }
+
+// TestFaceExamples checks what a pass of the face network's training
+// shows it: a photographed die photoWeight times, a synthetic die once, a
+// window on no die for every other die, a hard negative twice.
+func TestFaceExamples(t *testing.T) {
+	tables := []trainTable{
+		{dice: make([]truthDie, 3), photo: true, hard: make([]truthDie, 1)},
+		{dice: make([]truthDie, 2)},
+		{photo: true}, // no labelled die: nothing to learn from it
+	}
+	for _, tt := range []struct {
+		weight                      int
+		dice, photoDice, none, hard int
+	}{
+		{1, 5, 3, 3, 2},
+		{2, 8, 6, 3, 2},
+		{5, 17, 15, 3, 2},
+	} {
+		var dice, photoDice, none, hard int
+		for _, e := range faceExamples(tables, tt.weight) {
+			switch {
+			case e.hard:
+				hard++
+			case e.die < 0:
+				none++
+			default:
+				dice++
+				if tables[e.table].photo {
+					photoDice++
+				}
+			}
+		}
+		if dice != tt.dice || photoDice != tt.photoDice || none != tt.none || hard != tt.hard {
+			t.Errorf("photo weight %d: got %d dice (%d photographed), %d on no die, %d hard; want %d (%d), %d, %d",
+				tt.weight, dice, photoDice, none, hard, tt.dice, tt.photoDice, tt.none, tt.hard)
+		}
+	}
+}

@@ -268,7 +268,7 @@ func trainFinderNet(tables []trainTable, o fitOptions, cropsPerTable int) (*netw
 	n := newFinderNet(o.Seed)
 	var mu sync.Mutex
 	var failed error
-	fit(n, in, len(examples), o, func(k int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
+	stopped := fit(n, in, len(examples), o, func(k int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
 		t := &tables[examples[k]]
 		tgt, err := finderExample(t, rng, x)
 		if err != nil {
@@ -284,6 +284,9 @@ func trainFinderNet(tables []trainTable, o fitOptions, cropsPerTable int) (*netw
 		}
 		return finderLoss(out, grad, tgt, g*g), 0, 0
 	})
+	if stopped != nil {
+		return nil, stopped
+	}
 	return n, failed
 }
 

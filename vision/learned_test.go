@@ -2,6 +2,7 @@ package vision
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestTrainFaceModel(t *testing.T) {
 	}
 	train := func() []byte {
 		var buf bytes.Buffer
-		if err := TrainFaceModel(TrainOptions{Synthetic: 2, SyntheticSeed: 5, Render: render, Epochs: 2, Hidden: 8, Seed: 3}, &buf); err != nil {
+		if err := TrainFaceModel(context.Background(), TrainOptions{Synthetic: 2, SyntheticSeed: 5, Render: render, Epochs: 2, Hidden: 8, Seed: 3}, &buf); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()
@@ -44,7 +45,7 @@ func TestTrainFaceModel(t *testing.T) {
 	if m.Hidden != 8 || len(m.W1) != 8*featureSide*featureSide {
 		t.Errorf("got %d hidden, %d weights; want 8 and %d", m.Hidden, len(m.W1), 8*featureSide*featureSide)
 	}
-	if err := TrainFaceModel(TrainOptions{}, &bytes.Buffer{}); err == nil {
+	if err := TrainFaceModel(context.Background(), TrainOptions{}, &bytes.Buffer{}); err == nil {
 		t.Error("training on nothing: got no error")
 	}
 }

@@ -1,6 +1,8 @@
 package vision
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -15,6 +17,9 @@ type fitOptions struct {
 	Workers int     // goroutines sharing each batch
 	Seed    uint64
 	Logf    func(format string, args ...any)
+	// Ctx stops the training between two batches when it is done; nil
+	// never stops it.
+	Ctx context.Context
 }
 
 // lesson fills x with example k (augmented with rng), runs the network on
@@ -27,7 +32,8 @@ type lesson func(k int, rng *rand.Rand, x []float32, p *pass) (loss float64, rig
 // between the workers in a fixed way and their gradients are summed in
 // order, so the result depends on the seed, the worker count and the BLAS
 // library OpenCV multiplies matrices with (their sums round differently).
-func fit(n *network, in shape, count int, o fitOptions, learn lesson) {
+// It returns o.Ctx's error when the context ends first.
+func fit(n *network, in shape, count int, o fitOptions, learn lesson) error {
 	if o.Workers <= 0 {
 		o.Workers = 1
 	}
@@ -55,6 +61,9 @@ func fit(n *network, in shape, count int, o fitOptions, learn lesson) {
 		var loss float64
 		hits, answers := 0, 0
 		for start := 0; start < count; start += o.Batch {
+			if o.Ctx != nil && o.Ctx.Err() != nil {
+				return fmt.Errorf("vision: training stopped at epoch %d: %w", epoch+1, o.Ctx.Err())
+			}
 			batch := order[start:min(start+o.Batch, count)]
 			var wg sync.WaitGroup
 			for wi, w := range ws {
@@ -95,4 +104,5 @@ func fit(n *network, in shape, count int, o fitOptions, learn lesson) {
 			o.Logf("epoch %d: loss %.4f", epoch+1, loss/float64(count))
 		}
 	}
+	return nil
 }

@@ -2,6 +2,8 @@ package vision
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"image"
 	"image/color"
 	"math"
@@ -33,7 +35,7 @@ func TestTrainLearned(t *testing.T) {
 	train := func() ([]byte, []byte) {
 		var f, n bytes.Buffer
 		o := TrainOptions{Synthetic: 2, SyntheticSeed: 5, Render: renderForTest, FinderEpochs: 1, FaceNetEpochs: 1, FaceNets: 2, Seed: 3}
-		if err := TrainLearned(o, &f, &n); err != nil {
+		if err := TrainLearned(context.Background(), o, &f, &n); err != nil {
 			t.Fatal(err)
 		}
 		return f.Bytes(), n.Bytes()
@@ -61,7 +63,7 @@ func TestTrainLearned(t *testing.T) {
 	if _, err := NewReader(Options{Models: m}).Read(img); err != nil {
 		t.Errorf("reading with retrained models: %v", err)
 	}
-	if err := TrainLearned(TrainOptions{}, &bytes.Buffer{}, nil); err == nil {
+	if err := TrainLearned(context.Background(), TrainOptions{}, &bytes.Buffer{}, nil); err == nil {
 		t.Error("training on nothing: got no error")
 	}
 	if _, err := LoadModels(t.TempDir()); err == nil {
@@ -402,5 +404,26 @@ func TestFaceVerdictSum(t *testing.T) {
 	}
 	if got, want := v.agree, 0.75; got != want {
 		t.Errorf("agree = %v; want %v", got, want)
+	}
+}
+
+// TestTrainingStops checks that training ends, with the context's error
+// and nothing written, when its context does (Ctrl-C on readtrain).
+func TestTrainingStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o := TrainOptions{Synthetic: 2, SyntheticSeed: 5, Render: renderForTest, FinderEpochs: 1, FaceNetEpochs: 1, FaceNets: 2, Epochs: 1, Hidden: 8, Seed: 3}
+	var f, n, m bytes.Buffer
+	if err := TrainLearned(ctx, o, &f, &n); !errors.Is(err, context.Canceled) {
+		t.Errorf("TrainLearned: got %v; want context.Canceled", err)
+	}
+	if err := TrainLearned(ctx, o, nil, &n); !errors.Is(err, context.Canceled) {
+		t.Errorf("TrainLearned, face networks only: got %v; want context.Canceled", err)
+	}
+	if err := TrainFaceModel(ctx, o, &m); !errors.Is(err, context.Canceled) {
+		t.Errorf("TrainFaceModel: got %v; want context.Canceled", err)
+	}
+	if f.Len()+n.Len()+m.Len() != 0 {
+		t.Errorf("stopped training wrote %d, %d and %d bytes; want none", f.Len(), n.Len(), m.Len())
 	}
 }

@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,10 @@ type TrainOptions struct {
 	// network's passes (defaults 60 and 100); FaceNets is how many face
 	// networks, from different seeds, are averaged (default 2).
 	FinderEpochs, FaceNetEpochs, FaceNets int
+	// PhotoWeight is how many times a photographed die counts for the face
+	// network against a synthetic one (default 2): the photographs are
+	// fewer and harder.
+	PhotoWeight int
 	// LabelFixes correct the photographs' labels where they are wrong.
 	LabelFixes []LabelFix
 	// Models, when not nil, are the weights whose dice finder and rules
@@ -54,8 +59,9 @@ type sample struct {
 }
 
 // TrainFaceModel trains the face classifier and writes its weights as
-// JSON (the format of vision/model/face.json).
-func TrainFaceModel(o TrainOptions, w io.Writer) error {
+// JSON (the format of vision/model/face.json). It stops, writing nothing,
+// when ctx ends.
+func TrainFaceModel(ctx context.Context, o TrainOptions, w io.Writer) error {
 	if o.Epochs <= 0 {
 		o.Epochs = 40
 	}
@@ -90,13 +96,16 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 		return errors.New("vision: nothing to train on")
 	}
 	m := newFaceModel(featureSide*featureSide, o.Hidden, o.Seed)
-	trainNet(m, len(samples), func(k int, rng *rand.Rand, x []float32) int {
+	err := trainNet(ctx, m, len(samples), func(k int, rng *rand.Rand, x []float32) int {
 		s := samples[k]
 		// Any quarter turn, and a little more or less: the face's sides
 		// are found to a few degrees.
 		faceFeatures(s.fr, float64(rng.IntN(4))*math.Pi/2+(rng.Float64()-0.5)*0.2, x)
 		return s.class
 	}, o.Epochs, o.Seed, logf)
+	if err != nil {
+		return err
+	}
 	m.Trained = fmt.Sprintf("%d faces (photos train/ split and %d synthetic tables from seed %d), %d epochs, seed %d",
 		len(samples), o.Synthetic, o.SyntheticSeed, o.Epochs, o.Seed)
 	enc := json.NewEncoder(w)
@@ -105,8 +114,8 @@ func TrainFaceModel(o TrainOptions, w io.Writer) error {
 
 // trainNet trains m by stochastic gradient descent on softmax
 // cross-entropy. sample fills x with sample k's features (augmented with
-// rng) and returns its class.
-func trainNet(m *faceModel, n int, sample func(k int, rng *rand.Rand, x []float32) int, epochs int, seed uint64, logf func(string, ...any)) {
+// rng) and returns its class. It returns ctx's error when ctx ends first.
+func trainNet(ctx context.Context, m *faceModel, n int, sample func(k int, rng *rand.Rand, x []float32) int, epochs int, seed uint64, logf func(string, ...any)) error {
 	rng := rand.New(rand.NewPCG(seed, 0x7a1e))
 	x := make([]float32, m.Inputs)
 	hidden := make([]float32, m.Hidden)
@@ -118,6 +127,9 @@ func trainNet(m *faceModel, n int, sample func(k int, rng *rand.Rand, x []float3
 		order[i] = i
 	}
 	for epoch := 0; epoch < epochs; epoch++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("vision: training stopped at epoch %d: %w", epoch+1, err)
+		}
 		lr := float32(0.02 * math.Pow(0.93, float64(epoch)))
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		loss, right := 0.0, 0
@@ -164,6 +176,7 @@ func trainNet(m *faceModel, n int, sample func(k int, rng *rand.Rand, x []float3
 		}
 		logf("epoch %d: loss %.4f, %.2f%% right", epoch+1, loss/float64(n), 100*float64(right)/float64(n))
 	}
+	return nil
 }
 
 // photoSamples reads the faces of the train/ split's labelled dice.

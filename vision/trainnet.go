@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,13 +16,17 @@ import (
 // the finder (the one just trained, else o.Models' or the embedded one)
 // mistakes for dice on the photographs (mineHardNegatives). The result
 // depends only on o (seeds, epochs, data and Workers), that finder and the
-// BLAS library, not on scheduling.
-func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
+// BLAS library, not on scheduling. It stops, writing nothing, when ctx
+// ends.
+func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Writer) error {
 	if o.FinderEpochs <= 0 {
 		o.FinderEpochs = 60
 	}
 	if o.FaceNetEpochs <= 0 {
 		o.FaceNetEpochs = 100
+	}
+	if o.PhotoWeight <= 0 {
+		o.PhotoWeight = 2
 	}
 	if o.FaceNets <= 0 {
 		o.FaceNets = 2
@@ -49,7 +54,7 @@ func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 	source := fmt.Sprintf("%d dice on %d images (photos' train/ split and %d synthetic tables from seed %d)", dice, len(tables), o.Synthetic, o.SyntheticSeed)
 	if finderOut != nil {
 		n, err := trainFinderNet(tables, fitOptions{Epochs: o.FinderEpochs, Batch: 16, LR: 3e-3, Decay: 1e-4, Workers: o.Workers, Seed: o.Seed,
-			Logf: prefixed(o.logf, "finder: ")}, 3)
+			Logf: prefixed(o.logf, "finder: "), Ctx: ctx}, 3)
 		if err != nil {
 			return err
 		}
@@ -73,6 +78,7 @@ func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 	source += fmt.Sprintf(", %d hard negatives", hard)
 	// The face networks train at once, sharing the workers.
 	f := faceNets{Nets: make([]*network, o.FaceNets)}
+	errs := make([]error, o.FaceNets)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i := range f.Nets {
@@ -80,17 +86,25 @@ func TrainLearned(o TrainOptions, finderOut, facesOut io.Writer) error {
 		go func() {
 			defer wg.Done()
 			seed := o.Seed + uint64(i)
-			f.Nets[i] = trainFaceNet(tables, fitOptions{Epochs: o.FaceNetEpochs, Batch: 32, LR: 6e-3, Decay: 1e-4,
-				Workers: max(o.Workers/o.FaceNets, 1), Seed: seed,
+			f.Nets[i], errs[i] = trainFaceNet(tables, o.PhotoWeight, fitOptions{Epochs: o.FaceNetEpochs, Batch: 32, LR: 6e-3, Decay: 1e-4,
+				Workers: max(o.Workers/o.FaceNets, 1), Seed: seed, Ctx: ctx,
 				Logf: func(format string, args ...any) {
 					mu.Lock()
 					defer mu.Unlock()
 					o.logf("face net %d: "+format, append([]any{i + 1}, args...)...)
 				}})
-			f.Nets[i].Trained = fmt.Sprintf("%s, %d epochs, seed %d", source, o.FaceNetEpochs, seed)
+			if errs[i] != nil {
+				return
+			}
+			f.Nets[i].Trained = fmt.Sprintf("%s, photographs counted %d times, %d epochs, seed %d", source, o.PhotoWeight, o.FaceNetEpochs, seed)
 		}()
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err // the nets stop at once, for the same reason
+		}
+	}
 	return json.NewEncoder(facesOut).Encode(f)
 }
 

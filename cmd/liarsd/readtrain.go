@@ -23,7 +23,7 @@ func init() {
 	})
 }
 
-func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("readtrain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	photos := fs.String("photos", "../shared/data/dice-photos", "labelled photographs; only their train/ split is used")
@@ -37,6 +37,7 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	faceNetOut := fs.String("facenet-o", "vision/model/facenet.json", "where to write the face network's weights; empty skips it")
 	finderEpochs := fs.Int("finder-epochs", 60, "passes over the images for the dice finder")
 	faceNetEpochs := fs.Int("facenet-epochs", 100, "passes over the dice for the face network")
+	photoWeight := fs.Int("photo-weight", 2, "how many times a photographed die counts for the face network against a synthetic one")
 	faceNets := fs.Int("facenets", 2, "face networks to average (trained at once, from seeds seed, seed+1, ...)")
 	workers := fs.Int("workers", 2, "goroutines sharing the training (the result depends on it)")
 	models := fs.String("models", "", "folder of weights (as readtrain writes them) whose dice finder finds the face network's hard negatives when -finder-o is empty; default the embedded ones")
@@ -47,6 +48,10 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	if *cocked < 0 || *cocked > 1 {
 		fmt.Fprintf(stderr, "readtrain: -cocked %v: want a share from 0 to 1\n", *cocked)
+		return 2
+	}
+	if *photoWeight < 1 {
+		fmt.Fprintf(stderr, "readtrain: -photo-weight %d: want at least 1\n", *photoWeight)
 		return 2
 	}
 	var exclude func(string) bool
@@ -84,7 +89,7 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	var buf bytes.Buffer
 	if *out != "" {
-		if err := vision.TrainFaceModel(opts, &buf); err != nil {
+		if err := vision.TrainFaceModel(ctx, opts, &buf); err != nil {
 			fmt.Fprintf(stderr, "readtrain: %v\n", err)
 			return 1
 		}
@@ -106,6 +111,7 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 		opts.Models = m
 	}
 	opts.FinderEpochs, opts.FaceNetEpochs, opts.FaceNets, opts.Workers = *finderEpochs, *faceNetEpochs, *faceNets, *workers
+	opts.PhotoWeight = *photoWeight
 	var finderBuf, faceNetBuf bytes.Buffer
 	var fw, nw io.Writer
 	if *finderOut != "" {
@@ -114,7 +120,7 @@ func runReadTrain(_ context.Context, args []string, _ io.Reader, stdout, stderr 
 	if *faceNetOut != "" {
 		nw = &faceNetBuf
 	}
-	if err := vision.TrainLearned(opts, fw, nw); err != nil {
+	if err := vision.TrainLearned(ctx, opts, fw, nw); err != nil {
 		fmt.Fprintf(stderr, "readtrain: %v\n", err)
 		return 1
 	}
