@@ -86,8 +86,12 @@ var (
 	// netOverrule and netOverruleWorst are the probability (average and
 	// worst view) of a face above which the network's read stands where
 	// the rules see a cocked or half-hidden die (netSquare) or no face.
-	netOverrule      = 0.95
-	netOverruleWorst = 0.6
+	netOverrule      = 0.85
+	netOverruleWorst = 0.4
+	// netUnanimous is the probability every view of every net must give a
+	// face for the network's read to stand against the rules, sure of
+	// another face.
+	netUnanimous = 0.97
 	// netDrop is the probability of "not a die" that drops a candidate;
 	// netDropUnsure drops one the finder is unsure of (netFinderSure) when
 	// "not a die" is the network's likeliest class and at least this. A
@@ -106,7 +110,7 @@ var (
 	netSizeRange = 0.65
 	// netRegionOnly is the probability the face network must give a face
 	// for a region only the segmentation found (not the finder) to count.
-	netRegionOnly = 0.9
+	netRegionOnly = 0.75
 	// netMatch is how near (over the die's side) a segmentation region's
 	// centre must be to a finder's candidate to be the same die.
 	netMatch = 0.45
@@ -169,12 +173,16 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 	// certain is a read the network gives in every view of every net, so
 	// sure that it stands where the rules cannot confirm it.
 	certain := v.class <= classStar && p >= netOverrule && worst >= netOverruleWorst
+	unanimous := v.class <= classStar && p >= netUnanimous && worst >= netUnanimous
 	if rd := o.rules; rd != nil && rd.Face != 0 {
 		agree := rd.Face == d.Face && (rd.Star == d.Star || r.opts.StarDice)
 		switch {
 		case !rd.Uncertain && !agree:
-			// Two readers that disagree, one of them sure: ask for a look.
-			sure = false
+			// Two readers that disagree, one of them sure: ask for a look,
+			// unless every view of every net gave the network's read: the
+			// rules' pip finder then took a swirl or a reflection for a pip
+			// or missed one.
+			sure = unanimous
 		case !rd.Uncertain && v.class <= classStar && p >= netAgree:
 			sure = true
 		case agree && v.class <= classStar && p >= netAgreeUnsure:
