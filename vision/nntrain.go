@@ -2,7 +2,6 @@ package vision
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -61,8 +60,8 @@ func fit(n *network, in shape, count int, o fitOptions, learn lesson) error {
 		var loss float64
 		hits, answers := 0, 0
 		for start := 0; start < count; start += o.Batch {
-			if o.Ctx != nil && o.Ctx.Err() != nil {
-				return fmt.Errorf("vision: training stopped at epoch %d: %w", epoch+1, o.Ctx.Err())
+			if err := stopped(o.Ctx, epoch); err != nil {
+				return err
 			}
 			batch := order[start:min(start+o.Batch, count)]
 			var wg sync.WaitGroup

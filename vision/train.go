@@ -37,9 +37,9 @@ type TrainOptions struct {
 	// network's passes (defaults 60 and 100); FaceNets is how many face
 	// networks, from different seeds, are averaged (default 2).
 	FinderEpochs, FaceNetEpochs, FaceNets int
-	// PhotoWeight is how many times a photographed die counts for the face
-	// network against a synthetic one (default 2): the photographs are
-	// fewer and harder.
+	// PhotoWeight is how many times a photographed die counts against a
+	// synthetic one, for the face classifier and the face network (default
+	// 2): the photographs are fewer and harder.
 	PhotoWeight int
 	// LabelFixes correct the photographs' labels where they are wrong.
 	LabelFixes []LabelFix
@@ -75,11 +75,10 @@ func TrainFaceModel(ctx context.Context, o TrainOptions, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		logf("photos: %d faces from train/, each used twice", len(s))
-		// Real photographs are fewer and harder than synthetic tables:
-		// they count double.
-		samples = append(samples, s...)
-		samples = append(samples, s...)
+		logf("photos: %d faces from train/, each used %d times", len(s), o.photoWeight())
+		for range o.photoWeight() {
+			samples = append(samples, s...)
+		}
 	}
 	if o.Synthetic > 0 {
 		n, err := eachSyntheticTable(o, func(img gocv.Mat, labels []Label) (int, error) {
@@ -127,8 +126,8 @@ func trainNet(ctx context.Context, m *faceModel, n int, sample func(k int, rng *
 		order[i] = i
 	}
 	for epoch := 0; epoch < epochs; epoch++ {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("vision: training stopped at epoch %d: %w", epoch+1, err)
+		if err := stopped(ctx, epoch); err != nil {
+			return err
 		}
 		lr := float32(0.02 * math.Pow(0.93, float64(epoch)))
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -309,6 +308,23 @@ func eachSyntheticTable(o TrainOptions, use func(img gocv.Mat, labels []Label) (
 }
 
 // logf writes a line of training progress to o.Log, if any.
+// photoWeight is o.PhotoWeight or its default.
+func (o TrainOptions) photoWeight() int {
+	if o.PhotoWeight <= 0 {
+		return 2
+	}
+	return o.PhotoWeight
+}
+
+// stopped is the error that ends a training at epoch (from 0) when ctx
+// has ended, or nil; a nil ctx never ends.
+func stopped(ctx context.Context, epoch int) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("vision: training stopped at epoch %d: %w", epoch+1, ctx.Err())
+}
+
 func (o TrainOptions) logf(format string, args ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, format+"\n", args...)

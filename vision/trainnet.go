@@ -25,9 +25,6 @@ func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Wr
 	if o.FaceNetEpochs <= 0 {
 		o.FaceNetEpochs = 100
 	}
-	if o.PhotoWeight <= 0 {
-		o.PhotoWeight = 2
-	}
 	if o.FaceNets <= 0 {
 		o.FaceNets = 2
 	}
@@ -86,7 +83,7 @@ func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Wr
 		go func() {
 			defer wg.Done()
 			seed := o.Seed + uint64(i)
-			f.Nets[i], errs[i] = trainFaceNet(tables, o.PhotoWeight, fitOptions{Epochs: o.FaceNetEpochs, Batch: 32, LR: 6e-3, Decay: 1e-4,
+			f.Nets[i], errs[i] = trainFaceNet(tables, o.photoWeight(), fitOptions{Epochs: o.FaceNetEpochs, Batch: 32, LR: 6e-3, Decay: 1e-4,
 				Workers: max(o.Workers/o.FaceNets, 1), Seed: seed, Ctx: ctx,
 				Logf: func(format string, args ...any) {
 					mu.Lock()
@@ -96,7 +93,7 @@ func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Wr
 			if errs[i] != nil {
 				return
 			}
-			f.Nets[i].Trained = fmt.Sprintf("%s, photographs counted %d times, %d epochs, seed %d", source, o.PhotoWeight, o.FaceNetEpochs, seed)
+			f.Nets[i].Trained = fmt.Sprintf("%s, photographs counted %d times, %d epochs, seed %d", source, o.photoWeight(), o.FaceNetEpochs, seed)
 		}()
 	}
 	wg.Wait()

@@ -37,7 +37,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	faceNetOut := fs.String("facenet-o", "vision/model/facenet.json", "where to write the face network's weights; empty skips it")
 	finderEpochs := fs.Int("finder-epochs", 60, "passes over the images for the dice finder")
 	faceNetEpochs := fs.Int("facenet-epochs", 100, "passes over the dice for the face network")
-	photoWeight := fs.Int("photo-weight", 2, "how many times a photographed die counts for the face network against a synthetic one")
+	photoWeight := fs.Int("photo-weight", 2, "how many times a photographed die counts against a synthetic one, for the face classifier and the face network")
 	faceNets := fs.Int("facenets", 2, "face networks to average (trained at once, from seeds seed, seed+1, ...)")
 	workers := fs.Int("workers", 2, "goroutines sharing the training (the result depends on it)")
 	models := fs.String("models", "", "folder of weights (as readtrain writes them) whose dice finder finds the face network's hard negatives when -finder-o is empty; default the embedded ones")
@@ -82,10 +82,11 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			o.Cocked = *cocked
 			return synth.Render(synth.Random(s, o))
 		},
-		Exclude: exclude,
-		Epochs:  *epochs,
-		Seed:    *seed,
-		Log:     stdout,
+		Exclude:     exclude,
+		Epochs:      *epochs,
+		PhotoWeight: *photoWeight,
+		Seed:        *seed,
+		Log:         stdout,
 	}
 	var buf bytes.Buffer
 	if *out != "" {
@@ -111,7 +112,6 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		opts.Models = m
 	}
 	opts.FinderEpochs, opts.FaceNetEpochs, opts.FaceNets, opts.Workers = *finderEpochs, *faceNetEpochs, *faceNets, *workers
-	opts.PhotoWeight = *photoWeight
 	var finderBuf, faceNetBuf bytes.Buffer
 	var fw, nw io.Writer
 	if *finderOut != "" {
