@@ -196,7 +196,7 @@ func TestReadBottomView(t *testing.T) {
 // TestReadTrainBadFlags refuses training options that make no sense
 // before it loads anything.
 func TestReadTrainBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-cocked", "1.5"}, {"-cocked", "-0.1"}, {"-holdout", "third"}, {"-photo-weight", "0"}} {
+	for _, args := range [][]string{{"-cocked", "1.5"}, {"-cocked", "-0.1"}, {"-holdout", "third"}, {"-photo-weight", "0"}, {"-marbled", "2"}} {
 		var out, errOut bytes.Buffer
 		if code := runReadTrain(context.Background(), args, nil, &out, &errOut); code != 2 {
 			t.Errorf("readtrain %q: exit %d; want 2", args, code)

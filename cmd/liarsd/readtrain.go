@@ -32,6 +32,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	epochs := fs.Int("epochs", 40, "passes over the faces")
 	seed := fs.Uint64("seed", 1, "seed of the training's own randomness")
 	cocked := fs.Float64("cocked", 0, "share of the synthetic tables' dice drawn cocked (leaning, unreadable: the face network's \"unreadable\" class)")
+	marbled := fs.Float64("marbled", 0, "share of the synthetic tables' dice drawn marbled (veins through the body that are not pips)")
 	out := fs.String("o", "vision/model/face.json", "where to write the face classifier's weights; empty skips it")
 	finderOut := fs.String("finder-o", "vision/model/finder.json", "where to write the dice finder's weights; empty skips it")
 	faceNetOut := fs.String("facenet-o", "vision/model/facenet.json", "where to write the face network's weights; empty skips it")
@@ -46,9 +47,14 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *cocked < 0 || *cocked > 1 {
-		fmt.Fprintf(stderr, "readtrain: -cocked %v: want a share from 0 to 1\n", *cocked)
-		return 2
+	for _, share := range []struct {
+		name  string
+		value float64
+	}{{"cocked", *cocked}, {"marbled", *marbled}} {
+		if share.value < 0 || share.value > 1 {
+			fmt.Fprintf(stderr, "readtrain: -%s %v: want a share from 0 to 1\n", share.name, share.value)
+			return 2
+		}
 	}
 	if *photoWeight < 1 {
 		fmt.Fprintf(stderr, "readtrain: -photo-weight %d: want at least 1\n", *photoWeight)
@@ -79,7 +85,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			if s%2 == 1 {
 				o = synth.RandomOptions{Stars: []synth.Artwork{synth.Pip}}
 			}
-			o.Cocked = *cocked
+			o.Cocked, o.Marbled = *cocked, *marbled
 			return synth.Render(synth.Random(s, o))
 		},
 		Exclude:     exclude,

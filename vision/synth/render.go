@@ -170,7 +170,11 @@ func drawDie(canvas, mask *gocv.Mat, s Scene, d Die, rng *rand.Rand) (vision.Die
 	region.SetTo(gocv.Scalar{})
 	region.Close()
 	fillPoly(mask, bodyPts, color.RGBA{255, 255, 255, 255})
-	if err := blendBody(canvas, *mask, bounds, d.Colour, opacity, cx, cy, side, s.Light.Angle); err != nil {
+	var veins *marbling
+	if d.Swirl.A != 0 {
+		veins = newMarbling(d.SwirlSeed, d.Swirl, side)
+	}
+	if err := blendBody(canvas, *mask, bounds, d.Colour, veins, opacity, cx, cy, side, s.Light.Angle); err != nil {
 		return vision.Die{}, err
 	}
 	drawFace(canvas, d, cx, cy, side, squash, rot)
@@ -317,9 +321,59 @@ func hide(canvas *gocv.Mat, s Scene, d Die, cx, cy, side float64, rng *rand.Rand
 	gocv.FillPoly(canvas, pv, color.RGBA{70, 55, 45, 255})
 }
 
+// marbling is the veins of a marbled die's body: bands along a direction,
+// bent by a few waves so that they swirl, of varying width and strength.
+type marbling struct {
+	colour      [3]float64 // BGR
+	strength    float64
+	freq, width float64
+	dx, dy      float64 // the bands' direction, over the die's side in pixels
+	waves       [3][4]float64
+	side, phase float64
+}
+
+// newMarbling draws the veins of a die side pixels across, in colour c,
+// from seed.
+func newMarbling(seed uint64, c color.RGBA, side float64) *marbling {
+	rng := rand.New(rand.NewPCG(seed, 0x5a1))
+	a := rng.Float64() * math.Pi
+	m := &marbling{
+		colour:   [3]float64{float64(c.B), float64(c.G), float64(c.R)},
+		strength: 0.6 + 0.35*rng.Float64(),
+		freq:     0.4 + 1.4*rng.Float64(),
+		width:    0.25 + 0.5*rng.Float64(),
+		dx:       math.Cos(a) / side,
+		dy:       math.Sin(a) / side,
+		side:     side,
+		phase:    rng.Float64() * 2 * math.Pi,
+	}
+	for i := range m.waves {
+		// Amplitude (radians), frequency in x and y (radians per side),
+		// phase: each finer wave weaker, as in turbulence.
+		f := 3 * float64(int(1)<<i)
+		m.waves[i] = [4]float64{(1.5 + 2*rng.Float64()) / float64(i+1), f * (0.6 + 0.8*rng.Float64()), f * (0.6 + 0.8*rng.Float64()), rng.Float64() * 2 * math.Pi}
+	}
+	return m
+}
+
+// at is how much of the vein colour shows at (x, y), relative to the die's
+// centre in pixels: 0 in the body, up to strength on a vein.
+func (m *marbling) at(x, y float64) float64 {
+	u, v := x/m.side, y/m.side
+	t := m.freq*2*math.Pi*(x*m.dx+y*m.dy) + m.phase
+	for _, w := range m.waves {
+		t += w[0] * math.Sin(w[1]*u+w[3]) * math.Cos(w[2]*v-w[3])
+	}
+	s := math.Sin(t)
+	// The veins fade in and out along their length.
+	fade := 0.65 + 0.35*math.Sin(m.waves[0][2]*u*0.7-m.waves[1][1]*v*0.7+m.phase)
+	return m.strength * fade * math.Exp(-s*s/(m.width*m.width))
+}
+
 // blendBody paints the die's body where mask is set, shaded so the face is
-// a little brighter towards the light, at the given opacity.
-func blendBody(canvas *gocv.Mat, mask gocv.Mat, b image.Rectangle, c color.RGBA, opacity, cx, cy, side, lightAngle float64) error {
+// a little brighter towards the light, at the given opacity, with veins
+// when the die is marbled (veins nil for a plain body).
+func blendBody(canvas *gocv.Mat, mask gocv.Mat, b image.Rectangle, c color.RGBA, veins *marbling, opacity, cx, cy, side, lightAngle float64) error {
 	cb, err := canvas.DataPtrUint8()
 	if err != nil {
 		return fmt.Errorf("synth: %w", err)
@@ -340,8 +394,15 @@ func blendBody(canvas *gocv.Mat, mask gocv.Mat, b image.Rectangle, c color.RGBA,
 			shade := 1 + 0.12*((float64(x)-cx)*lx+(float64(y)-cy)*ly)/side
 			a := m * opacity
 			i := (y*w + x) * 3
+			body := col
+			if veins != nil {
+				t := veins.at(float64(x)-cx, float64(y)-cy)
+				for k := range body {
+					body[k] += t * (veins.colour[k] - body[k])
+				}
+			}
 			for k := 0; k < 3; k++ {
-				v := float64(cb[i+k])*(1-a) + math.Min(255, col[k]*shade)*a
+				v := float64(cb[i+k])*(1-a) + math.Min(255, body[k]*shade)*a
 				cb[i+k] = uint8(math.Max(0, math.Min(255, v)))
 			}
 		}

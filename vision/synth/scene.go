@@ -71,6 +71,10 @@ type Die struct {
 	Rotation float64
 	// Translucent dice let the table show through their body.
 	Translucent bool
+	// Swirl is the colour of a marbled die's veins; a zero Swirl (alpha
+	// 0) is a plain body. SwirlSeed draws the veins' pattern.
+	Swirl     color.RGBA
+	SwirlSeed uint64
 	// Tilt is how far, in degrees, a cocked die leans against something;
 	// 0 lies flat. A reader should flag a cocked die uncertain.
 	Tilt float64
@@ -248,6 +252,46 @@ var Tables = []color.RGBA{
 	rgb(30, 50, 100),   // blue felt
 }
 
+// Swirls are the colours of marbled dice's veins; a body's own colour,
+// lighter or darker, is drawn too.
+var Swirls = []color.RGBA{
+	rgb(235, 235, 230), // white
+	rgb(160, 160, 165), // grey
+	rgb(15, 15, 18),    // black
+	rgb(210, 170, 60),  // gold
+}
+
+// marble gives d a marbled body: veins of a swirl colour, and often the
+// red or white pips such dice have.
+func marble(d *Die, rng *rand.Rand) {
+	switch k := rng.IntN(len(Swirls) + 1); k {
+	case len(Swirls):
+		// The body's own colour: darker veins in a light body, lighter
+		// in a dark one.
+		to, t := rgb(0, 0, 0), 0.6
+		if luma(d.Colour) < 100 {
+			to, t = rgb(255, 255, 255), 0.45
+		}
+		d.Swirl = mixRGB(d.Colour, to, t)
+	default:
+		d.Swirl = Swirls[k]
+	}
+	if rng.Float64() < 0.5 {
+		d.PipColour = []color.RGBA{rgb(200, 25, 30), rgb(245, 245, 245)}[rng.IntN(2)]
+	}
+	d.SwirlSeed = rng.Uint64()
+}
+
+// mixRGB is a + t(b - a), opaque.
+func mixRGB(a, b color.RGBA, t float64) color.RGBA {
+	m := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + t*(float64(y)-float64(x)))) }
+	return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 255}
+}
+
+func luma(c color.RGBA) float64 {
+	return 0.299*float64(c.R) + 0.587*float64(c.G) + 0.114*float64(c.B)
+}
+
 func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 255} }
 
 // RandomOptions shape a random scene.
@@ -265,6 +309,9 @@ type RandomOptions struct {
 	// Cocked is the share of dice leaning against something (20 to 60
 	// degrees): unreadable, so marked uncertain. Default 0.
 	Cocked float64
+	// Marbled is the share of dice with a marbled body: veins of another
+	// colour through it, which a reader must not take for pips. Default 0.
+	Marbled float64
 }
 
 // Random returns a realistic random scene: a table, dice of many colours
@@ -303,6 +350,9 @@ func Random(seed uint64, o RandomOptions) Scene {
 		s.Noise = 2 + 4*rng.Float64()
 		s.Perspective = 0.04 * rng.Float64()
 	}
+	// The marbling draws from its own stream, so that a scene is the same
+	// with and without it but for the veins.
+	marbles := rand.New(rand.NewPCG(seed, 0x3a7b1e))
 	dice := make([]Die, o.Dice)
 	for i := range dice {
 		p := Palettes[rng.IntN(len(Palettes))]
@@ -328,6 +378,9 @@ func Random(seed uint64, o RandomOptions) Scene {
 		// stay as they were.
 		if o.Cocked > 0 && rng.Float64() < o.Cocked {
 			d.Tilt = 20 + 40*rng.Float64()
+		}
+		if o.Marbled > 0 && marbles.Float64() < o.Marbled {
+			marble(&d, marbles)
 		}
 		dice[i] = d
 	}

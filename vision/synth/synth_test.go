@@ -3,6 +3,7 @@ package synth_test
 import (
 	"bytes"
 	"errors"
+	"image/color"
 	"math"
 	"testing"
 
@@ -121,5 +122,69 @@ func TestRandomCocked(t *testing.T) {
 		if got, want := d.Uncertain, cocked.Dice[i].Tilt > 0; got != want {
 			t.Errorf("die %d (tilt %.1f): uncertain %v; want %v", i, cocked.Dice[i].Tilt, got, want)
 		}
+	}
+}
+
+// TestRandomMarbled checks that RandomOptions.Marbled marbles that share
+// of the dice and leaves the rest of the scene as it was drawn without it.
+func TestRandomMarbled(t *testing.T) {
+	plain := synth.Random(7, synth.RandomOptions{Cocked: 0.2})
+	marbled := synth.Random(7, synth.RandomOptions{Cocked: 0.2, Marbled: 0.5})
+	n := 0
+	for i, d := range marbled.Dice {
+		p := plain.Dice[i]
+		if p.Swirl.A != 0 {
+			t.Errorf("die %d marbled with no Marbled share", i)
+		}
+		if d.Swirl.A != 0 {
+			n++
+		}
+		if d.Face != p.Face || d.X != p.X || d.Y != p.Y || d.Rotation != p.Rotation || d.Colour != p.Colour || d.Tilt != p.Tilt {
+			t.Errorf("die %d: got %+v with Marbled; want %+v but for the marbling", i, d, p)
+		}
+	}
+	if n < 5 || n > 25 {
+		t.Errorf("%d of %d dice marbled with Marbled 0.5", n, len(marbled.Dice))
+	}
+}
+
+// TestMarbledBody checks that a marbled die's body shows veins where a
+// plain one is even, and that its pip is still drawn over them.
+func TestMarbledBody(t *testing.T) {
+	die := synth.Die{X: 60, Y: 60, Size: 80, Face: 1, One: synth.Pip, Colour: synth.Palettes[4].Body, PipColour: synth.Palettes[4].Pips}
+	body := color.RGBA{die.Colour.R, die.Colour.G, die.Colour.B, 255}
+	veined := func(d synth.Die) (share float64, pip [3]uint8) {
+		t.Helper()
+		img, _, err := synth.Render(synth.Scene{Width: 120, Height: 120, Table: synth.Tables[2], Dice: []synth.Die{d}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer img.Close()
+		n, far := 0, 0
+		for y := 35; y < 85; y++ {
+			for x := 35; x < 85; x++ {
+				if math.Hypot(float64(x-60), float64(y-60)) < 14 {
+					continue // the pip
+				}
+				v := img.GetVecbAt(y, x)
+				n++
+				if math.Abs(float64(v[2])-float64(body.R))+math.Abs(float64(v[1])-float64(body.G))+math.Abs(float64(v[0])-float64(body.B)) > 90 {
+					far++
+				}
+			}
+		}
+		v := img.GetVecbAt(60, 60)
+		return float64(far) / float64(n), [3]uint8{v[2], v[1], v[0]}
+	}
+	if share, _ := veined(die); share > 0.01 {
+		t.Errorf("plain body: %.1f%% of it far from its colour; want none", 100*share)
+	}
+	die.Swirl, die.SwirlSeed = synth.Swirls[0], 3
+	share, pip := veined(die)
+	if share < 0.05 {
+		t.Errorf("marbled body: %.1f%% of it in veins; want at least 5%%", 100*share)
+	}
+	if want := [3]uint8{die.PipColour.R, die.PipColour.G, die.PipColour.B}; math.Abs(float64(pip[0])-float64(want[0])) > 20 {
+		t.Errorf("marbled die's pip: got %v; want %v", pip, want)
 	}
 }
