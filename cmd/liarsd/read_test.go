@@ -207,15 +207,16 @@ func TestReadTrainBadFlags(t *testing.T) {
 	}
 }
 
-// TestReadBenchSynthetic runs readbench's synthetic and cocked-dice
-// measures on one table each and checks they report what they counted.
+// TestReadBenchSynthetic runs readbench's synthetic, marbled and
+// cocked-dice measures on a table or two each and checks they report what
+// they counted.
 func TestReadBenchSynthetic(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"-photos", "", "-synthetic", "1", "-cocked", "2", "-speed", "0", "-seed", "3"}
+	args := []string{"-photos", "", "-synthetic", "1", "-marbled", "1", "-cocked", "2", "-speed", "0", "-seed", "3"}
 	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
 		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
 	}
-	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3): ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
+	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic marbled star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("readbench printed %q; want a line starting %q", out.String(), want)
 		}

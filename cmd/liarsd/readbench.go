@@ -29,6 +29,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	split := fs.String("split", "test", "split of the photographs to measure (tune on train, measure on test)")
 	synthetic := fs.Int("synthetic", 200, "synthetic star-dice tables to measure; 0 skips them")
 	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
+	marbled := fs.Int("marbled", 0, "synthetic tables of marbled star dice (veins through every die's body) to measure; 0 skips them")
 	cocked := fs.Int("cocked", 0, "synthetic tables with a quarter of their dice cocked, to count cocked dice read wrong without a flag; 0 skips them")
 	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
 	annotate := fs.String("annotate", "", "folder to write annotated images into")
@@ -99,12 +100,20 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 	}
 	if *synthetic > 0 {
-		score, err := benchSynthetic(ctx, reader, *seed, *synthetic, *annotate, *verbose, stdout)
+		score, err := benchSynthetic(ctx, reader, *seed, *synthetic, false, *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "synthetic star dice (%d tables, seeds %d..%d): %v\n", *synthetic, *seed, *seed+int64(*synthetic)-1, score)
+	}
+	if *marbled > 0 {
+		score, err := benchSynthetic(ctx, reader, *seed, *marbled, true, *annotate, *verbose, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "synthetic marbled star dice (%d tables, seeds %d..%d): %v\n", *marbled, *seed, *seed+int64(*marbled)-1, score)
 	}
 	if *cocked > 0 {
 		score, err := benchCocked(ctx, reader, *seed, *cocked, *verbose, stdout)

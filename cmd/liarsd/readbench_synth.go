@@ -41,20 +41,25 @@ func readSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int
 }
 
 // benchSynthetic reads n synthetic tables of star dice (a third of the dice
-// show the star, in all three artworks) and scores the reads.
-func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+// show the star, in all three artworks), every die marbled when marbled is
+// set, and scores the reads.
+func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, marbled bool, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
 	var total vision.Score
-	err := readSynthetic(ctx, reader, seed, n, synth.RandomOptions{StarShare: 1.0 / 3}, func(s uint64, img *gocv.Mat, truth, dice []vision.Die) {
+	opts, kind := synth.RandomOptions{StarShare: 1.0 / 3}, "synth"
+	if marbled {
+		opts.Marbled, kind = 1, "marbled"
+	}
+	err := readSynthetic(ctx, reader, seed, n, opts, func(s uint64, img *gocv.Mat, truth, dice []vision.Die) {
 		score, errs := vision.Compare(dice, truthLabels(truth))
 		total.Add(score)
 		if verbose {
 			for _, e := range errs {
-				fmt.Fprintf(out, "synthetic seed %d: %s\n", s, e)
+				fmt.Fprintf(out, "%s seed %d: %s\n", kind, s, e)
 			}
 		}
 		if annotate != "" && len(errs) > 0 {
 			vision.Annotate(img, dice)
-			gocv.IMWrite(filepath.Join(annotate, fmt.Sprintf("synth-%d.png", s)), *img)
+			gocv.IMWrite(filepath.Join(annotate, fmt.Sprintf("%s-%d.png", kind, s)), *img)
 		}
 	})
 	return total, err

@@ -276,8 +276,9 @@ func marble(d *Die, rng *rand.Rand) {
 	default:
 		d.Swirl = Swirls[k]
 	}
-	if rng.Float64() < 0.5 {
-		d.PipColour = []color.RGBA{rgb(200, 25, 30), rgb(245, 245, 245)}[rng.IntN(2)]
+	// Pips the body would hide are not what any maker sells.
+	if pips := []color.RGBA{rgb(200, 25, 30), rgb(245, 245, 245)}[rng.IntN(2)]; rng.Float64() < 0.5 && colourDistance(pips, d.Colour) > 150 {
+		d.PipColour = pips
 	}
 	d.SwirlSeed = rng.Uint64()
 }

@@ -139,6 +139,9 @@ func TestRandomMarbled(t *testing.T) {
 		if d.Swirl.A != 0 {
 			n++
 		}
+		if d.PipColour != p.PipColour && math.Abs(float64(d.PipColour.R)-float64(d.Colour.R))+math.Abs(float64(d.PipColour.G)-float64(d.Colour.G))+math.Abs(float64(d.PipColour.B)-float64(d.Colour.B)) < 150 {
+			t.Errorf("die %d: pips %v on a %v body: hard to see", i, d.PipColour, d.Colour)
+		}
 		if d.Face != p.Face || d.X != p.X || d.Y != p.Y || d.Rotation != p.Rotation || d.Colour != p.Colour || d.Tilt != p.Tilt {
 			t.Errorf("die %d: got %+v with Marbled; want %+v but for the marbling", i, d, p)
 		}
