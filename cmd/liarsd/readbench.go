@@ -99,21 +99,20 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			fmt.Fprintf(stdout, "photos %s/%s (%s), %d labels fixed by %s: %v\n", *photos, *split, hint, fixed.applied, *fixesPath, fixed.Score)
 		}
 	}
-	if *synthetic > 0 {
-		score, err := benchSynthetic(ctx, reader, *seed, *synthetic, false, *annotate, *verbose, stdout)
+	for _, set := range []struct {
+		name    string
+		tables  int
+		marbled bool
+	}{{"star dice", *synthetic, false}, {"marbled star dice", *marbled, true}} {
+		if set.tables <= 0 {
+			continue
+		}
+		score, err := benchSynthetic(ctx, reader, *seed, set.tables, set.marbled, *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "synthetic star dice (%d tables, seeds %d..%d): %v\n", *synthetic, *seed, *seed+int64(*synthetic)-1, score)
-	}
-	if *marbled > 0 {
-		score, err := benchSynthetic(ctx, reader, *seed, *marbled, true, *annotate, *verbose, stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "readbench: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "synthetic marbled star dice (%d tables, seeds %d..%d): %v\n", *marbled, *seed, *seed+int64(*marbled)-1, score)
+		fmt.Fprintf(stdout, "synthetic %s (%d tables, seeds %d..%d): %v\n", set.name, set.tables, *seed, *seed+int64(set.tables)-1, score)
 	}
 	if *cocked > 0 {
 		score, err := benchCocked(ctx, reader, *seed, *cocked, *verbose, stdout)

@@ -276,8 +276,10 @@ func marble(d *Die, rng *rand.Rand) {
 	default:
 		d.Swirl = Swirls[k]
 	}
-	// Pips the body would hide are not what any maker sells.
-	if pips := []color.RGBA{rgb(200, 25, 30), rgb(245, 245, 245)}[rng.IntN(2)]; rng.Float64() < 0.5 && colourDistance(pips, d.Colour) > 150 {
+	// Half of them get red or white pips, unless the body would hide
+	// them: no maker sells those.
+	pips := []color.RGBA{rgb(200, 25, 30), rgb(245, 245, 245)}[rng.IntN(2)]
+	if rng.Float64() < 0.5 && colourDistance(pips, d.Colour) > 150 {
 		d.PipColour = pips
 	}
 	d.SwirlSeed = rng.Uint64()
