@@ -291,6 +291,7 @@ func mixRGB(a, b color.RGBA, t float64) color.RGBA {
 	return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 255}
 }
 
+// luma is a colour's brightness, 0 to 255 (ITU-R BT.601 weights).
 func luma(c color.RGBA) float64 {
 	return 0.299*float64(c.R) + 0.587*float64(c.G) + 0.114*float64(c.B)
 }
