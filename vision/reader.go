@@ -55,14 +55,8 @@ const (
 // returns them sorted top to bottom, left to right. It does not modify or
 // keep img.
 func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
-	if img.Empty() {
-		return nil, errors.New("vision: empty image")
-	}
-	if img.Type() != gocv.MatTypeCV8UC3 && img.Type() != gocv.MatTypeCV8UC1 && img.Type() != gocv.MatTypeCV8UC4 {
-		return nil, fmt.Errorf("vision: unsupported image type %v (want 8-bit gray, BGR or BGRA)", img.Type())
-	}
-	if img.Cols() < 32 || img.Rows() < 32 {
-		return nil, fmt.Errorf("vision: image too small (%dx%d)", img.Cols(), img.Rows())
+	if err := checkImage(img); err != nil {
+		return nil, err
 	}
 	sc, err := detect(img, r.opts.DieSize)
 	if err != nil {
@@ -139,6 +133,20 @@ func (r *Reader) readRules(pix []byte, w, h int, c candidate, segScale float64) 
 	return rulesRead{Die: d, shape: fr.shape}, true
 }
 
+// checkImage says why the reader cannot read img, if it cannot.
+func checkImage(img gocv.Mat) error {
+	if img.Empty() {
+		return errors.New("vision: empty image")
+	}
+	if img.Type() != gocv.MatTypeCV8UC3 && img.Type() != gocv.MatTypeCV8UC1 && img.Type() != gocv.MatTypeCV8UC4 {
+		return fmt.Errorf("vision: unsupported image type %v (want 8-bit gray, BGR or BGRA)", img.Type())
+	}
+	if img.Cols() < 32 || img.Rows() < 32 {
+		return fmt.Errorf("vision: image too small (%dx%d)", img.Cols(), img.Rows())
+	}
+	return nil
+}
+
 // detected is an image made ready for reading and the candidate regions
 // found in it.
 type detected struct {
@@ -153,23 +161,7 @@ type detected struct {
 // candidate regions. dieSize is the expected die side in img's pixels, or
 // 0.
 func detect(img gocv.Mat, dieSize float64) (detected, error) {
-	bgr := gocv.NewMat()
-	switch img.Type() {
-	case gocv.MatTypeCV8UC1:
-		gocv.CvtColor(img, &bgr, gocv.ColorGrayToBGR)
-	case gocv.MatTypeCV8UC4:
-		gocv.CvtColor(img, &bgr, gocv.ColorBGRAToBGR)
-	default:
-		img.CopyTo(&bgr)
-	}
-	scale := 1.0
-	if s := max(bgr.Cols(), bgr.Rows()); s > maxWorkSide {
-		scale = float64(maxWorkSide) / float64(s)
-		small := gocv.NewMat()
-		gocv.Resize(bgr, &small, image.Point{}, scale, scale, gocv.InterpolationArea)
-		bgr.Close()
-		bgr = small
-	}
+	bgr, scale := workImage(img)
 	dieSize *= scale
 	// Finding the dice needs less resolution than reading them: segment a
 	// smaller copy when the image is large.
@@ -197,6 +189,29 @@ func detect(img gocv.Mat, dieSize float64) (detected, error) {
 		return detected{}, fmt.Errorf("vision: %w", err)
 	}
 	return detected{bgr: bgr, pix: pix, scale: scale, segScale: segScale, cands: cands}, nil
+}
+
+// workImage converts img to BGR at the size the reader works on, and
+// says its scale from img. The caller closes the result.
+func workImage(img gocv.Mat) (gocv.Mat, float64) {
+	bgr := gocv.NewMat()
+	switch img.Type() {
+	case gocv.MatTypeCV8UC1:
+		gocv.CvtColor(img, &bgr, gocv.ColorGrayToBGR)
+	case gocv.MatTypeCV8UC4:
+		gocv.CvtColor(img, &bgr, gocv.ColorBGRAToBGR)
+	default:
+		img.CopyTo(&bgr)
+	}
+	scale := 1.0
+	if s := max(bgr.Cols(), bgr.Rows()); s > maxWorkSide {
+		scale = float64(maxWorkSide) / float64(s)
+		small := gocv.NewMat()
+		gocv.Resize(bgr, &small, image.Point{}, scale, scale, gocv.InterpolationArea)
+		bgr.Close()
+		bgr = small
+	}
+	return bgr, scale
 }
 
 // applyView turns a face seen from below into the top face.

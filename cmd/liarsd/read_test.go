@@ -232,3 +232,41 @@ func TestReadBenchSynthetic(t *testing.T) {
 		t.Errorf("cocked dice %+v: want some, each counted once", c)
 	}
 }
+
+// TestReadBenchCeiling measures the face network alone on a labelled
+// folder of one synthetic table of plain dice.
+func TestReadBenchCeiling(t *testing.T) {
+	scene := synth.Random(5, synth.RandomOptions{Dice: 8})
+	for i := range scene.Dice {
+		scene.Dice[i].One = synth.Pip
+	}
+	img, truth, err := synth.Render(scene)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "train"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !gocv.IMWrite(filepath.Join(dir, "train", "table.png"), img) {
+		t.Fatal("cannot write the table")
+	}
+	csv := "split,image,face,xmin,ymin,xmax,ymax\n"
+	for _, d := range truth {
+		h := d.Size / 2
+		csv += fmt.Sprintf("train,table.png,%d,%.1f,%.1f,%.1f,%.1f\n", d.Face, d.X-h, d.Y-h, d.X+h, d.Y+h)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "labels.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"-photos", dir, "-split", "train", "-label-fixes", "", "-synthetic", "0", "-speed", "0", "-ceiling", "0.005"}
+	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
+		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
+	}
+	want := fmt.Sprintf("face network alone at the labelled boxes (%d dice): likeliest face right 100.00%%; trusted above p ", len(truth))
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("readbench printed %q; want a line with %q", out.String(), want)
+	}
+}

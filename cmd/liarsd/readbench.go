@@ -37,6 +37,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	verbose := fs.Bool("v", false, "list every miss and wrong read")
 	models := fs.String("models", "", "folder of retrained weights (face.json, finder.json, facenet.json, as readtrain writes them) to measure instead of the embedded ones")
 	fixesPath := fs.String("label-fixes", defaultLabelFixes, "label corrections to score against as well as the photographs' own labels; empty skips them")
+	ceiling := fs.Float64("ceiling", 0, "also read each labelled die with the face network alone at its labelled box, and print how many a decision trusting it above one probability could read right with at most this share wrong (e.g. 0.005); 0 skips it")
 	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (the labelled photographs do); the synthetic run always reads star dice with no hint")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs, on\nsynthetic star dice, and the median time to read a 1280x720 table of 30 dice.\nRun it as GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 liarsd readbench for\none core's speed (make bench does).")
@@ -85,7 +86,11 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 2
 		}
-		score, fixed, err := benchPhotos(ctx, photoReader, *photos, *split, only, fixes, *annotate, *verbose, stdout)
+		var netReads *[]vision.NetworkRead
+		if *ceiling > 0 {
+			netReads = new([]vision.NetworkRead)
+		}
+		score, fixed, err := benchPhotos(ctx, photoReader, *photos, *split, only, fixes, netReads, *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1
@@ -97,6 +102,15 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "photos %s/%s (%s): %v\n", *photos, *split, hint, score)
 		if fixed.applied > 0 {
 			fmt.Fprintf(stdout, "photos %s/%s (%s), %d labels fixed by %s: %v\n", *photos, *split, hint, fixed.applied, *fixesPath, fixed.Score)
+		}
+		if netReads != nil {
+			c := vision.RankCeiling(*netReads, *ceiling)
+			fixedNote := ""
+			if fixed.applied > 0 {
+				fixedNote = ", labels fixed"
+			}
+			fmt.Fprintf(stdout, "face network alone at the labelled boxes (%d dice%s): likeliest face right %.2f%%; trusted above p %.2f, %.2f%% right and %.2f%% wrong (at most %.2f%% allowed)\n",
+				c.Dice, fixedNote, 100*c.FirstRight, c.Threshold, 100*c.Confident, 100*c.Wrong, 100**ceiling)
 		}
 	}
 	for _, set := range []struct {
@@ -142,8 +156,9 @@ type fixedScore struct {
 
 // benchPhotos reads the photographs of split (those in only, if not nil)
 // and scores the reads against their labels, and against the labels with
-// fixes applied.
-func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, fixes []vision.LabelFix, annotate string, verbose bool, out io.Writer) (vision.Score, fixedScore, error) {
+// fixes applied. With netReads it adds the face network's reads of every
+// die at its (fixed) labelled box there.
+func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, fixes []vision.LabelFix, netReads *[]vision.NetworkRead, annotate string, verbose bool, out io.Writer) (vision.Score, fixedScore, error) {
 	var fixed fixedScore
 	labels, err := vision.ReadLabels(dir)
 	if err != nil {
@@ -184,6 +199,14 @@ func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, 
 		s, _ = vision.Compare(dice, right)
 		fixed.Add(s)
 		fixed.applied += applied
+		if netReads != nil {
+			reads, err := reader.NetworkReads(img, right)
+			if err != nil {
+				img.Close()
+				return total, fixed, err
+			}
+			*netReads = append(*netReads, reads...)
+		}
 		if verbose {
 			for _, e := range errs {
 				fmt.Fprintf(out, "%s: %s\n", name, e)
