@@ -91,8 +91,8 @@ bench: deps
 	# vision: accuracy on the labelled photographs' test split (../shared beside
 	# the repository), and the face network's alone at the labelled boxes
 	# (-ceiling: how far any decision on its probability could go), on
-	# synthetic star dice (plain, marbled, cocked), and one core's speed (taskset keeps OpenCV's and OpenBLAS's threads on that
-	# core too).
+	# synthetic star dice (plain, marbled, cocked), and one core's speed
+	# (taskset keeps OpenCV's and OpenBLAS's threads on that core too).
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
 	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -ceiling 0.005 -synthetic 200 -marbled 200 -cocked 200 -speed 100
 

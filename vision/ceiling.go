@@ -71,7 +71,7 @@ type Ceiling struct {
 
 // RankCeiling sorts reads by probability and finds the lowest threshold at
 // which the reads above it hold at most maxWrong (a share of all dice)
-// wrong ones. Reads of equal probability stand or fall together, as a
+// wrong ones; a read of no face is never trusted, so never wrong. Reads of equal probability stand or fall together, as a
 // threshold would take them.
 func RankCeiling(reads []NetworkRead, maxWrong float64) Ceiling {
 	c := Ceiling{Dice: len(reads), Threshold: 1}
@@ -83,10 +83,12 @@ func RankCeiling(reads []NetworkRead, maxWrong float64) Ceiling {
 	n := float64(len(sorted))
 	right, wrong, firstRight := 0, 0, 0
 	for i, nr := range sorted {
-		if nr.Read == nr.Face {
+		switch {
+		case nr.Read == nr.Face:
 			right++
 			firstRight++
-		} else {
+		case nr.Read != 0:
+			// A read of no face is flagged, not wrong.
 			wrong++
 		}
 		if i+1 < len(sorted) && sorted[i+1].P == nr.P {

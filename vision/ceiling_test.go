@@ -29,8 +29,8 @@ func TestRankCeiling(t *testing.T) {
 			vision.Ceiling{Dice: 4, FirstRight: 0.75, Confident: 0.75, Wrong: 0.25, Threshold: 0.3}},
 		{"ties stand or fall together", []vision.NetworkRead{right(0.9), right(0.5), wrong(0.5), right(0.2)}, 0,
 			vision.Ceiling{Dice: 4, FirstRight: 0.75, Confident: 0.25, Threshold: 0.9}},
-		{"no face is wrong", []vision.NetworkRead{right(0.9), {Face: 2, Read: 0, P: 0.8}}, 0,
-			vision.Ceiling{Dice: 2, FirstRight: 0.5, Confident: 0.5, Threshold: 0.9}},
+		{"no face is flagged, not wrong", []vision.NetworkRead{right(0.9), {Face: 2, Read: 0, P: 0.8}, wrong(0.7)}, 0,
+			vision.Ceiling{Dice: 3, FirstRight: 1.0 / 3, Confident: 1.0 / 3, Threshold: 0.8}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
