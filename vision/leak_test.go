@@ -39,10 +39,20 @@ func TestNoMatLeak(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The ceiling measure's reads at labelled boxes, the large frame too.
+	box := []vision.Label{{Face: 3, Box: vision.Box{MinX: 100, MinY: 100, MaxX: 190, MaxY: 190}}}
+	for _, m := range frames[len(frames)-2:] {
+		if _, err := r.NetworkReads(m, box); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Error paths must release what they made too.
 	empty := gocv.NewMat()
 	if _, err := r.Read(empty); err == nil {
 		t.Error("empty Mat: got no error")
+	}
+	if _, err := r.NetworkReads(empty, box); err == nil {
+		t.Error("empty Mat, network reads: got no error")
 	}
 	empty.Close()
 	if _, err := vision.DecodeImage([]byte("garbage"), "garbage"); err == nil {
