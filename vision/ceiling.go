@@ -71,8 +71,9 @@ type Ceiling struct {
 
 // RankCeiling sorts reads by probability and finds the lowest threshold at
 // which the reads above it hold at most maxWrong (a share of all dice)
-// wrong ones; a read of no face is never trusted, so never wrong. Reads of equal probability stand or fall together, as a
-// threshold would take them.
+// wrong ones; a read of no face is never trusted, so never wrong. Reads of
+// equal probability stand or fall together, as a threshold would take
+// them.
 func RankCeiling(reads []NetworkRead, maxWrong float64) Ceiling {
 	c := Ceiling{Dice: len(reads), Threshold: 1}
 	if len(reads) == 0 {
@@ -81,12 +82,11 @@ func RankCeiling(reads []NetworkRead, maxWrong float64) Ceiling {
 	sorted := append([]NetworkRead(nil), reads...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].P > sorted[j].P })
 	n := float64(len(sorted))
-	right, wrong, firstRight := 0, 0, 0
+	right, wrong := 0, 0
 	for i, nr := range sorted {
 		switch {
 		case nr.Read == nr.Face:
 			right++
-			firstRight++
 		case nr.Read != 0:
 			// A read of no face is flagged, not wrong.
 			wrong++
@@ -98,6 +98,6 @@ func RankCeiling(reads []NetworkRead, maxWrong float64) Ceiling {
 			c.Confident, c.Wrong, c.Threshold = float64(right)/n, float64(wrong)/n, nr.P
 		}
 	}
-	c.FirstRight = float64(firstRight) / n
+	c.FirstRight = float64(right) / n // every read, trusted or not
 	return c
 }
