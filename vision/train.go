@@ -307,7 +307,6 @@ func eachSyntheticTable(o TrainOptions, use func(img gocv.Mat, labels []Label) (
 	return n, nil
 }
 
-// logf writes a line of training progress to o.Log, if any.
 // photoWeight is o.PhotoWeight or its default.
 func (o TrainOptions) photoWeight() int {
 	if o.PhotoWeight <= 0 {
@@ -325,6 +324,7 @@ func stopped(ctx context.Context, epoch int) error {
 	return fmt.Errorf("vision: training stopped at epoch %d: %w", epoch+1, ctx.Err())
 }
 
+// logf writes a line of training progress to o.Log, if any.
 func (o TrainOptions) logf(format string, args ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, format+"\n", args...)
