@@ -3,6 +3,7 @@ package vision
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
 	"gocv.io/x/gocv"
@@ -45,16 +46,70 @@ func (r *Reader) NetworkReads(img gocv.Mat, labels []Label) ([]NetworkRead, erro
 		b := l.Box
 		v := r.learned.faces.read(r.faces, pix, bgr.Cols(), bgr.Rows(), scale*(b.MinX+b.MaxX)/2, scale*(b.MinY+b.MaxY)/2,
 			scale*((b.MaxX-b.MinX)+(b.MaxY-b.MinY))/2, faceNetViews)
-		nr := NetworkRead{Face: l.Face, P: v.p}
-		switch {
-		case v.class == classStar:
-			nr.Read = 1
-		case v.class < classStar:
-			nr.Read = v.class + 1
-		}
-		reads = append(reads, nr)
+		reads = append(reads, networkRead(l.Face, v))
 	}
 	return reads, nil
+}
+
+// FinderReads is NetworkReads at the boxes the reader's dice finder puts
+// on img, where a read starts, instead of the labelled ones: each labelled
+// die is read at the finder's nearest candidate within half its side,
+// every net at every quarter turn, and closer and wider as the reader
+// looks at a die it is unsure of. A die the finder has no candidate for is
+// a read of no face. The difference from NetworkReads is what the finder's
+// centres and sizes cost the network.
+func (r *Reader) FinderReads(img gocv.Mat, labels []Label) ([]NetworkRead, error) {
+	if r.learned == nil {
+		return nil, errors.New("vision: the reader has no face network")
+	}
+	if err := checkImage(img); err != nil {
+		return nil, err
+	}
+	sc, err := detect(img, r.opts.DieSize)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.bgr.Close()
+	cands, err := r.finder.find(sc.bgr, r.opts.DieSize*sc.scale, regionSize(sc))
+	if err != nil {
+		return nil, err
+	}
+	w, h := sc.bgr.Cols(), sc.bgr.Rows()
+	reads := make([]NetworkRead, 0, len(labels))
+	for _, l := range labels {
+		if l.Face < 1 || l.Face > 6 {
+			continue
+		}
+		b := l.Box
+		x, y := sc.scale*(b.MinX+b.MaxX)/2, sc.scale*(b.MinY+b.MaxY)/2
+		best, bestDist := -1, sc.scale*((b.MaxX-b.MinX)+(b.MaxY-b.MinY))/4
+		for i, c := range cands {
+			if d := math.Hypot(c.x-x, c.y-y); d < bestDist {
+				best, bestDist = i, d
+			}
+		}
+		if best < 0 {
+			reads = append(reads, NetworkRead{Face: l.Face})
+			continue
+		}
+		c := cands[best]
+		v := r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size, faceNetViews)
+		r.otherSizes(sc.pix, w, h, c, &v)
+		reads = append(reads, networkRead(l.Face, v))
+	}
+	return reads, nil
+}
+
+// networkRead is the face network's verdict v on a die labelled face.
+func networkRead(face int, v faceVerdict) NetworkRead {
+	nr := NetworkRead{Face: face, P: v.p}
+	switch {
+	case v.class == classStar:
+		nr.Read = 1
+	case v.class < classStar:
+		nr.Read = v.class + 1
+	}
+	return nr
 }
 
 // Ceiling is what a decision that trusts the face network above one

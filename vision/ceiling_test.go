@@ -92,3 +92,42 @@ func TestNetworkReads(t *testing.T) {
 		t.Error("NetworkReads of an empty image: got no error; want one")
 	}
 }
+
+func TestFinderReads(t *testing.T) {
+	scene, _ := faceScene(3, synth.Tables[0], synth.Palettes[0])
+	scene.Dice = scene.Dice[:6]
+	img, truth, err := synth.Render(scene)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	lbl := labels(truth)
+	// A label where there is no die: the finder has no box for it.
+	lbl = append(lbl, vision.Label{Face: 4, Box: vision.Box{MinX: 2, MinY: 2, MaxX: 2 + lbl[0].Box.MaxX - lbl[0].Box.MinX, MaxY: 2 + lbl[0].Box.MaxY - lbl[0].Box.MinY}})
+	r := vision.NewReader(vision.Options{})
+	reads, err := r.FinderReads(img, lbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != len(lbl) {
+		t.Fatalf("got %d reads; want %d", len(reads), len(lbl))
+	}
+	for i, nr := range reads[:len(truth)] {
+		if nr.Face != truth[i].Face || nr.Read != nr.Face || nr.P < 0.5 || nr.P > 1 {
+			t.Errorf("die %d: got %+v; want face %d read with a probability over 0.5", i, nr, truth[i].Face)
+		}
+	}
+	if got, want := reads[len(truth)], (vision.NetworkRead{Face: 4}); got != want {
+		t.Errorf("no die under the label: got %+v; want %+v (no face read)", got, want)
+	}
+	c := vision.RankCeiling(reads, 0)
+	if got, want := c.Confident, float64(len(truth))/float64(len(lbl)); got != want {
+		t.Errorf("ceiling at the finder's boxes: got %.3f right and confident; want %.3f (every die but the one not there)", got, want)
+	}
+
+	empty := gocv.NewMat()
+	defer empty.Close()
+	if _, err := r.FinderReads(empty, lbl); err == nil {
+		t.Error("FinderReads of an empty image: got no error; want one")
+	}
+}

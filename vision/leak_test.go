@@ -39,10 +39,14 @@ func TestNoMatLeak(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The ceiling measure's reads at labelled boxes, the large frame too.
+	// The ceiling measure's reads at labelled boxes and at the finder's,
+	// the large frame too.
 	box := []vision.Label{{Face: 3, Box: vision.Box{MinX: 100, MinY: 100, MaxX: 190, MaxY: 190}}}
 	for _, m := range frames[len(frames)-2:] {
 		if _, err := r.NetworkReads(m, box); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.FinderReads(m, box); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,6 +57,9 @@ func TestNoMatLeak(t *testing.T) {
 	}
 	if _, err := r.NetworkReads(empty, box); err == nil {
 		t.Error("empty Mat, network reads: got no error")
+	}
+	if _, err := r.FinderReads(empty, box); err == nil {
+		t.Error("empty Mat, finder reads: got no error")
 	}
 	empty.Close()
 	if _, err := vision.DecodeImage([]byte("garbage"), "garbage"); err == nil {

@@ -310,19 +310,7 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 		o.net = r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size, 1)
 		if o.net.p < netFirstLook {
 			r.learned.faces.lookCloser(r.faces, &o.net)
-			// The finder learned sizes from two kinds of boxes: the
-			// photographs' hold the dice's sides and shadows, the
-			// synthetic tables' the top face alone, and it errs. Where
-			// the first read is unsure, a closer or a wider look may be
-			// the one the network knows.
-			for _, k := range []float64{netCloser, 1 / netCloser} {
-				if o.net.p >= netSure {
-					break
-				}
-				if v := r.learned.faces.read(r.faces, sc.pix, w, h, c.x, c.y, c.size*k, faceNetViews); v.p > o.net.p && v.class <= classStar {
-					o.net, o.size = v, c.size*k
-				}
-			}
+			o.size = r.otherSizes(sc.pix, w, h, c, &o.net)
 		}
 		if d, ok := r.decide(o); ok {
 			dice = append(dice, foundDie{d, c.score, c.size})
@@ -340,6 +328,25 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 		}
 	}
 	return r.consistentSizes(dice), nil
+}
+
+// otherSizes looks again at the finder's candidate c, closer and wider,
+// when v, every view at c's size, is not sure, and keeps in v the surest
+// read of a face; it returns the side that read was made at. The finder
+// learned sizes from two kinds of boxes, the photographs' (the dice's
+// sides and shadows) and the synthetic tables' (the top face alone), and
+// it errs: a closer or a wider look may be the one the network knows.
+func (r *Reader) otherSizes(pix []byte, w, h int, c finderCandidate, v *faceVerdict) float64 {
+	side := c.size
+	for _, k := range []float64{netCloser, 1 / netCloser} {
+		if v.p >= netSure {
+			break
+		}
+		if u := r.learned.faces.read(r.faces, pix, w, h, c.x, c.y, c.size*k, faceNetViews); u.p > v.p && u.class <= classStar {
+			*v, side = u, c.size*k
+		}
+	}
+	return side
 }
 
 // foundDie is a die the learned read found, with what the size check

@@ -37,7 +37,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	verbose := fs.Bool("v", false, "list every miss and wrong read")
 	models := fs.String("models", "", "folder of retrained weights (face.json, finder.json, facenet.json, as readtrain writes them) to measure instead of the embedded ones")
 	fixesPath := fs.String("label-fixes", defaultLabelFixes, "label corrections to score against as well as the photographs' own labels; empty skips them")
-	ceiling := fs.Float64("ceiling", 0, "also read each labelled die with the face network alone at its labelled box, and print how many a decision trusting it above one probability could read right with at most this share wrong (e.g. 0.005); 0 skips it")
+	ceiling := fs.Float64("ceiling", 0, "also read each labelled die with the face network alone, at its labelled box and at the finder's, and print how many a decision trusting it above one probability could read right with at most this share wrong (e.g. 0.005); 0 skips it")
 	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (the labelled photographs do); the synthetic run always reads star dice with no hint")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs, on\nsynthetic star dice, and the median time to read a 1280x720 table of 30 dice.\nRun it as GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 liarsd readbench for\none core's speed (make bench does).")
@@ -86,9 +86,9 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 2
 		}
-		var netReads *[]vision.NetworkRead
+		var netReads *ceilingReads
 		if *ceiling > 0 {
-			netReads = new([]vision.NetworkRead)
+			netReads = new(ceilingReads)
 		}
 		score, fixed, err := benchPhotos(ctx, photoReader, *photos, *split, only, fixes, netReads, *annotate, *verbose, stdout)
 		if err != nil {
@@ -104,13 +104,18 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			fmt.Fprintf(stdout, "photos %s/%s (%s), %d labels fixed by %s: %v\n", *photos, *split, hint, fixed.applied, *fixesPath, fixed.Score)
 		}
 		if netReads != nil {
-			c := vision.RankCeiling(*netReads, *ceiling)
 			fixedNote := ""
 			if fixed.applied > 0 {
 				fixedNote = ", labels fixed"
 			}
-			fmt.Fprintf(stdout, "face network alone at the labelled boxes (%d dice%s): likeliest face right %.2f%%; trusted above p %.2f, %.2f%% right and %.2f%% wrong (at most %.2f%% allowed)\n",
-				c.Dice, fixedNote, 100*c.FirstRight, c.Threshold, 100*c.Confident, 100*c.Wrong, 100**ceiling)
+			for _, at := range []struct {
+				boxes string
+				reads []vision.NetworkRead
+			}{{"the labelled boxes", netReads.atLabels}, {"the finder's boxes", netReads.atFinder}} {
+				c := vision.RankCeiling(at.reads, *ceiling)
+				fmt.Fprintf(stdout, "face network alone at %s (%d dice%s): likeliest face right %.2f%%; trusted above p %.2f, %.2f%% right and %.2f%% wrong (at most %.2f%% allowed)\n",
+					at.boxes, c.Dice, fixedNote, 100*c.FirstRight, c.Threshold, 100*c.Confident, 100*c.Wrong, 100**ceiling)
+			}
 		}
 	}
 	for _, set := range []struct {
@@ -154,11 +159,31 @@ type fixedScore struct {
 	applied int
 }
 
+// ceilingReads are the face network's reads of the labelled dice that
+// readbench -ceiling ranks: at the labelled boxes and at the finder's.
+type ceilingReads struct {
+	atLabels, atFinder []vision.NetworkRead
+}
+
+// add reads the labelled dice of img both ways.
+func (c *ceilingReads) add(reader *vision.Reader, img gocv.Mat, labels []vision.Label) error {
+	reads, err := reader.NetworkReads(img, labels)
+	if err != nil {
+		return err
+	}
+	c.atLabels = append(c.atLabels, reads...)
+	if reads, err = reader.FinderReads(img, labels); err != nil {
+		return err
+	}
+	c.atFinder = append(c.atFinder, reads...)
+	return nil
+}
+
 // benchPhotos reads the photographs of split (those in only, if not nil)
 // and scores the reads against their labels, and against the labels with
 // fixes applied. With netReads it adds the face network's reads of every
 // die at its (fixed) labelled box there.
-func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, fixes []vision.LabelFix, netReads *[]vision.NetworkRead, annotate string, verbose bool, out io.Writer) (vision.Score, fixedScore, error) {
+func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, fixes []vision.LabelFix, netReads *ceilingReads, annotate string, verbose bool, out io.Writer) (vision.Score, fixedScore, error) {
 	var fixed fixedScore
 	labels, err := vision.ReadLabels(dir)
 	if err != nil {
@@ -200,12 +225,10 @@ func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, 
 		fixed.Add(s)
 		fixed.applied += applied
 		if netReads != nil {
-			reads, err := reader.NetworkReads(img, right)
-			if err != nil {
+			if err := netReads.add(reader, img, right); err != nil {
 				img.Close()
 				return total, fixed, err
 			}
-			*netReads = append(*netReads, reads...)
 		}
 		if verbose {
 			for _, e := range errs {
