@@ -63,11 +63,16 @@ var (
 	// netWorst ... when no single net at no single view gave it less.
 	netWorst = 0.2
 	// netVoteSure is the probability above which the read is confident
-	// too, where the rules found only a lone mark they are unsure of, when
-	// at least netVotes of the views (each net at each view) put the same
-	// class first: one view far off is then the odd one out.
-	netVoteSure = 0.5
-	netVotes    = 0.75
+	// too, when at least netVotes of the views (each net at each view) put
+	// the same class first (one view far off is then the odd one out) and
+	// either the network gives "unreadable" less than netVoteUnreadable
+	// and the finder is fairly sure of the die (netFinderKeep), or the
+	// rules found only a lone mark they are unsure of. Held out,
+	// most dice the reader left uncertain were read right at 50-80% this
+	// way; the low "unreadable" keeps cocked dice from the lower bar.
+	netVoteSure       = 0.5
+	netVotes          = 0.75
+	netVoteUnreadable = 0.01
 	// netAgree is the probability above which the network's read is
 	// confident when the rules, sure, read the same face: two readers
 	// that see a die differently agree.
@@ -170,6 +175,14 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 		}
 	}
 	sure := v.class <= classStar && p >= netSure && worst >= netWorst
+	// voted is a read most views put first, fairly sure. It stands alone
+	// on a die the network sees no sign of being cocked or hidden, and
+	// that the finder is fairly sure is a die (a calibration card's
+	// squares are read as a fair 2 too).
+	voted := v.class <= classStar && p >= netVoteSure && votes >= netVotes
+	if voted && v.probs[classUnreadable] < netVoteUnreadable && o.finder && o.score >= netFinderKeep {
+		sure = true
+	}
 	// certain is a read the network gives in every view of every net, so
 	// sure that it stands where the rules cannot confirm it.
 	certain := v.class <= classStar && p >= netOverrule && worst >= netOverruleWorst
@@ -188,7 +201,7 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 		case agree && v.class <= classStar && p >= netAgreeUnsure:
 			// The rules' best guess, unsure, is the network's too.
 			sure = true
-		case rd.Uncertain && rd.Face == 1 && !rd.Star && v.class <= classStar && p >= netVoteSure && votes >= netVotes:
+		case rd.Uncertain && rd.Face == 1 && !rd.Star && voted:
 			// The rules, unsure, found a lone mark: what their pip finder
 			// makes of a small die whose pips run together, no word
 			// against the network. A read most of the network's views put

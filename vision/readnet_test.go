@@ -228,6 +228,14 @@ func TestDecide(t *testing.T) {
 		v.agree = agree
 		return v
 	}
+	// clean is a read agreed by frac of the views whose probability of
+	// "unreadable" is tiny: no sign of a cocked or hidden die.
+	clean := func(class int, p, worst, frac float64) faceVerdict {
+		v := agreed(class, p, worst, frac)
+		v.probs[classNotADie] += v.probs[classUnreadable] - 0.002
+		v.probs[classUnreadable] = 0.002
+		return v
+	}
 	rules := func(face int, star, uncertain bool) *rulesRead {
 		return &rulesRead{Die: Die{Face: face, Star: star, Uncertain: uncertain, Confidence: 0.9}, shape: 1}
 	}
@@ -257,6 +265,12 @@ func TestDecide(t *testing.T) {
 		{"a fair three most views put first, the rules unsure of a 2", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.75), rules: rules(2, false, true), finder: true}, true, 3, false, true},
 		{"a fair three most views put first, the rules sure of a 1", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.75), rules: rules(1, false, false), finder: true}, true, 3, false, true},
 		{"a fair three most views put first, no rules", Options{}, netOpinion{net: agreed(2, 0.6, 0.05, 0.75), finder: true}, true, 3, false, true},
+		{"a fair three most views put first, no sign of a cocked die", Options{}, netOpinion{net: clean(2, 0.6, 0.05, 0.75), finder: true}, true, 3, false, false},
+		{"a fair three most views put first, no sign of a cocked die, the rules unsure of a 2", Options{}, netOpinion{net: clean(2, 0.6, 0.05, 0.75), rules: rules(2, false, true), finder: true}, true, 3, false, false},
+		{"a fair three half the views put first, no sign of a cocked die", Options{}, netOpinion{net: clean(2, 0.6, 0.05, 0.5), finder: true}, true, 3, false, true},
+		{"a weak three most views put first, no sign of a cocked die", Options{}, netOpinion{net: clean(2, 0.45, 0.05, 0.75), finder: true}, true, 3, false, true},
+		{"a fair three most views put first, no sign of a cocked die, the rules sure of a 2", Options{}, netOpinion{net: clean(2, 0.6, 0.05, 0.75), rules: rules(2, false, false), finder: true}, true, 3, false, true},
+		{"a fair three most views put first, no sign of a cocked die, the rules see it cocked", Options{}, netOpinion{net: clean(2, 0.6, 0.05, 0.75), rules: &rulesRead{Die: Die{Face: 3, Uncertain: true}, shape: 0.2}, finder: true}, true, 3, false, true},
 		{"sure on average, not in one view", Options{}, netOpinion{net: verdict(2, 0.95, 0.1), finder: true}, true, 3, false, true},
 		{"not a die", Options{}, netOpinion{net: verdict(classNotADie, 0.95, 0.9), finder: true, score: 0.65}, false, 0, false, false},
 		{"not a die, the finder certain of one", Options{}, netOpinion{net: verdict(classNotADie, 0.95, 0.9), finder: true, score: 0.9}, true, 0, false, true},
