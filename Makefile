@@ -90,7 +90,8 @@ bench: deps
 	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem ./...
 	# vision: accuracy on the labelled photographs' test split (../shared beside
 	# the repository), and the face network's alone at the labelled boxes
-	# (-ceiling: how far any decision on its probability could go), on
+	# and at the finder's (-ceiling: how far a decision on its probability
+	# alone could go), on
 	# synthetic star dice (plain, marbled, cocked), and one core's speed
 	# (taskset keeps OpenCV's and OpenBLAS's threads on that core too).
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
