@@ -62,15 +62,12 @@ func (r *Reader) FinderReads(img gocv.Mat, labels []Label) ([]NetworkRead, error
 	if r.learned == nil {
 		return nil, errors.New("vision: the reader has no face network")
 	}
-	if err := checkImage(img); err != nil {
-		return nil, err
-	}
-	sc, err := detect(img, r.opts.DieSize)
+	sc, err := r.prepare(img)
 	if err != nil {
 		return nil, err
 	}
 	defer sc.bgr.Close()
-	cands, err := r.finder.find(sc.bgr, r.opts.DieSize*sc.scale, regionSize(sc))
+	cands, err := r.findDice(sc)
 	if err != nil {
 		return nil, err
 	}

@@ -41,13 +41,20 @@ func TestRankCeiling(t *testing.T) {
 	}
 }
 
-func TestNetworkReads(t *testing.T) {
+// sixFaces renders a clean table of the six faces with plain pips.
+func sixFaces(t *testing.T) (gocv.Mat, []vision.Die) {
+	t.Helper()
 	scene, _ := faceScene(3, synth.Tables[0], synth.Palettes[0])
-	scene.Dice = scene.Dice[:6] // the six faces with plain pips
+	scene.Dice = scene.Dice[:6]
 	img, truth, err := synth.Render(scene)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return img, truth
+}
+
+func TestNetworkReads(t *testing.T) {
+	img, truth := sixFaces(t)
 	defer img.Close()
 	lbl := labels(truth)
 	lbl = append(lbl, vision.Label{Face: 0, Box: lbl[0].Box}) // a die with no face is skipped
@@ -94,12 +101,7 @@ func TestNetworkReads(t *testing.T) {
 }
 
 func TestFinderReads(t *testing.T) {
-	scene, _ := faceScene(3, synth.Tables[0], synth.Palettes[0])
-	scene.Dice = scene.Dice[:6]
-	img, truth, err := synth.Render(scene)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img, truth := sixFaces(t)
 	defer img.Close()
 	lbl := labels(truth)
 	// A label where there is no die: the finder has no box for it.

@@ -55,10 +55,7 @@ const (
 // returns them sorted top to bottom, left to right. It does not modify or
 // keep img.
 func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
-	if err := checkImage(img); err != nil {
-		return nil, err
-	}
-	sc, err := detect(img, r.opts.DieSize)
+	sc, err := r.prepare(img)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +152,15 @@ type detected struct {
 	scale    float64  // bgr's scale from the original image
 	segScale float64  // the candidates' scale from bgr
 	cands    []candidate
+}
+
+// prepare checks img and makes it ready to read at the reader's die
+// size (detect). The caller closes the result's bgr.
+func (r *Reader) prepare(img gocv.Mat) (detected, error) {
+	if err := checkImage(img); err != nil {
+		return detected{}, err
+	}
+	return detect(img, r.opts.DieSize)
 }
 
 // detect converts img to BGR at the size the reader works on and finds the

@@ -286,7 +286,7 @@ func regionSize(sc detected) float64 {
 // finder's candidates and the rules' reads of the segmentation's regions,
 // in sc.bgr's pixels.
 func (r *Reader) look(sc detected) ([]finderCandidate, []rulesRead, error) {
-	cands, err := r.finder.find(sc.bgr, r.opts.DieSize*sc.scale, regionSize(sc))
+	cands, err := r.findDice(sc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -297,6 +297,12 @@ func (r *Reader) look(sc detected) ([]finderCandidate, []rulesRead, error) {
 		}
 	}
 	return cands, rules, nil
+}
+
+// findDice runs the dice finder on an image made ready by detect, at the
+// calibrated die size or, without one, starting from the segmentation's.
+func (r *Reader) findDice(sc detected) ([]finderCandidate, error) {
+	return r.finder.find(sc.bgr, r.opts.DieSize*sc.scale, regionSize(sc))
 }
 
 // readLearned reads the dice of an image made ready by detect; the dice
