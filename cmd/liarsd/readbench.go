@@ -181,8 +181,8 @@ func (c *ceilingReads) add(reader *vision.Reader, img gocv.Mat, labels []vision.
 
 // benchPhotos reads the photographs of split (those in only, if not nil)
 // and scores the reads against their labels, and against the labels with
-// fixes applied. With netReads it adds the face network's reads of every
-// die at its (fixed) labelled box there.
+// fixes applied. With netReads it adds there the face network's reads of
+// every die at its (fixed) labelled box and at the finder's.
 func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, fixes []vision.LabelFix, netReads *ceilingReads, annotate string, verbose bool, out io.Writer) (vision.Score, fixedScore, error) {
 	var fixed fixedScore
 	labels, err := vision.ReadLabels(dir)
