@@ -72,9 +72,9 @@ var (
 	// way; the low "unreadable" keeps cocked dice from the lower bar.
 	// At 50% one training's networks read one die wrong and another
 	// training's of the same recipe six (dark translucent dice at
-	// 55-69%): a bar must hold for every training, not the one it was
-	// tuned on.
-	netVoteSure       = 0.7
+	// 55-69%), and at 70% a fourth read two at 71-73%: a bar must hold
+	// for every training, not the one it was tuned on.
+	netVoteSure       = 0.75
 	netVotes          = 0.75
 	netVoteUnreadable = 0.01
 	// netAgree is the probability above which the network's read is
