@@ -67,13 +67,11 @@ var (
 	// the same class first (one view far off is then the odd one out) and
 	// either the network gives "unreadable" less than netVoteUnreadable
 	// and the finder is fairly sure of the die (netFinderKeep), or the
-	// rules found only a lone mark they are unsure of. Held out,
-	// most dice the reader left uncertain were read right at 50-80% this
-	// way; the low "unreadable" keeps cocked dice from the lower bar.
-	// At 50% one training's networks read one die wrong and another
-	// training's of the same recipe six (dark translucent dice at
-	// 55-69%), and at 70% a fourth read two at 71-73%: a bar must hold
-	// for every training, not the one it was tuned on.
+	// rules found only a lone mark they are unsure of. The low
+	// "unreadable" keeps cocked dice from this lower bar. The bar is set
+	// on several held-out trainings, not one: at 50% one read six dice
+	// wrong (dark translucent dice at 55-69%), at 70% another two (at
+	// 71-73%); between 75% and 80% all four read every die right.
 	netVoteSure       = 0.75
 	netVotes          = 0.75
 	netVoteUnreadable = 0.01
