@@ -8,33 +8,52 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/liarsd/liarsd/engine"
 )
 
 // line is a record line with every field typed: one json.Unmarshal checks
-// them all. Integers are 32-bit so that nothing a line holds can overflow
-// the engine's arithmetic.
+// them all. Integers are 32-bit (wholeNumber) so that nothing a line holds
+// can overflow the engine's arithmetic.
 type line struct {
-	Type     *string            `json:"type"`
-	Seat     *string            `json:"seat"`
-	Quantity *int32             `json:"quantity"`
-	Face     *int32             `json:"face"`
-	Stake    *int32             `json:"stake"`
-	Shown    []int32            `json:"shown"`
-	Dice     map[string][]int32 `json:"dice"`
-	Rules    *string            `json:"rules"`
-	Seats    []string           `json:"seats"`
-	First    *string            `json:"first"`
-	Seed     *int64             `json:"seed"`
-	Options  *options           `json:"options"`
+	Type     *string                  `json:"type"`
+	Seat     *string                  `json:"seat"`
+	Quantity *wholeNumber             `json:"quantity"`
+	Face     *wholeNumber             `json:"face"`
+	Stake    *wholeNumber             `json:"stake"`
+	Shown    []wholeNumber            `json:"shown"`
+	Dice     map[string][]wholeNumber `json:"dice"`
+	Rules    *string                  `json:"rules"`
+	Seats    []string                 `json:"seats"`
+	First    *string                  `json:"first"`
+	Seed     *int64                   `json:"seed"`
+	Options  *options                 `json:"options"`
 	// Computer seats and the bluff check (new_game, bid).
 	Computer   map[string]computerSeat `json:"computer"`
 	BluffBonus map[string]int32        `json:"bluff_bonus"`
 	BluffCheck *bool                   `json:"bluff_check"`
 	Bluff      *bool                   `json:"bluff"`
+}
+
+// fieldsOf names the fields each type of line has besides type and seat.
+// Decode reads those alone, by their exact names (RECORD.md: field names
+// are exact, and readers ignore fields they do not know): "Seat" is not
+// "seat", and a "dice" on a bid is a field a bid does not have.
+var fieldsOf = map[string][]string{
+	engine.ActNewGame:     {"rules", "seats", "first", "seed", "options", "computer", "bluff_bonus", "bluff_check"},
+	engine.ActOpeningRoll: {"dice"},
+	engine.ActReveal:      {"dice"},
+	engine.ActBid:         {"quantity", "face", "stake", "bluff"},
+	engine.ActShow:        {"shown"},
+	engine.ActChallenge:   {"stake"},
+	engine.ActSpotOn:      nil,
+	engine.ActFold:        nil,
+	engine.ActAllIn:       nil,
+	engine.ActLeave:       nil,
 }
 
 type computerSeat struct {
@@ -56,11 +75,37 @@ type options struct {
 // Decode parses one record line into an action. A line that is not a JSON
 // object, has no known type, lacks a field its type needs, or has a field of
 // the wrong type gives a *engine.Rejection with reason bad_input. Fields it
-// does not know are ignored.
+// does not know are ignored: those of other names, by exact comparison, and
+// those another type of line has (fieldsOf).
 func Decode(b []byte) (engine.Action, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return engine.Action{}, badInput("the line is not a JSON object")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return engine.Action{}, badInput("the line is not JSON: %v", err)
+	}
+	var typ string
+	if raw, ok := fields["type"]; ok && json.Unmarshal(raw, &typ) != nil {
+		return engine.Action{}, badInput("field %q must be a string", "type")
+	}
+	if typ == "" {
+		return engine.Action{}, badInput("the line has no type")
+	}
+	names, ok := fieldsOf[typ]
+	if !ok {
+		return engine.Action{}, badInput("unknown type %q", typ)
+	}
+	known := make(map[string]json.RawMessage, len(names)+2)
+	for _, n := range append([]string{"type", "seat"}, names...) {
+		if raw, ok := fields[n]; ok {
+			known[n] = raw
+		}
+	}
+	b, err := json.Marshal(known)
+	if err != nil {
+		return engine.Action{}, badInput("the line is not JSON: %v", err)
 	}
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
@@ -73,9 +118,6 @@ func Decode(b []byte) (engine.Action, error) {
 			return engine.Action{}, badInput("field %q must be %s", te.Field, kindOf(te.Type.String()))
 		}
 		return engine.Action{}, badInput("the line is not JSON: %v", err)
-	}
-	if l.Type == nil || *l.Type == "" {
-		return engine.Action{}, badInput("the line has no type")
 	}
 	a := engine.Action{Type: *l.Type, Seat: deref(l.Seat)}
 	var missing string
@@ -121,8 +163,6 @@ func Decode(b []byte) (engine.Action, error) {
 		a.Stake = intPtr(l.Stake)
 	case engine.ActSpotOn, engine.ActFold, engine.ActAllIn, engine.ActLeave:
 		need(l.Seat != nil, "seat")
-	default:
-		return engine.Action{}, badInput("unknown type %q", a.Type)
 	}
 	if missing != "" {
 		return engine.Action{}, badInput("a %s needs the field %q", a.Type, missing)
@@ -224,14 +264,14 @@ func deref(s *string) string {
 	return *s
 }
 
-func intOf(n *int32) int {
+func intOf[T wholeNumber | int32](n *T) int {
 	if n == nil {
 		return 0
 	}
 	return int(*n)
 }
 
-func intPtr(n *int32) *int {
+func intPtr[T wholeNumber | int32](n *T) *int {
 	if n == nil {
 		return nil
 	}
@@ -239,10 +279,26 @@ func intPtr(n *int32) *int {
 	return &v
 }
 
-func ints(ns []int32) []int {
+func ints(ns []wholeNumber) []int {
 	out := make([]int, len(ns))
 	for i, n := range ns {
 		out[i] = int(n)
 	}
 	return out
+}
+
+// wholeNumber is a field that holds a whole number: a JSON number with no
+// fraction (2, 2.0 and 2e0 alike). One beyond 32 bits is held at the
+// nearest 32-bit bound, so that a bid of 3000000000 dice is a bid out of
+// range (bad_bid), not a field of the wrong type.
+type wholeNumber int32
+
+func (n *wholeNumber) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || f != math.Trunc(f) {
+		// Not a number (null, a string, a list) or not a whole one.
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[int32]()}
+	}
+	*n = wholeNumber(math.Max(math.MinInt32, math.Min(math.MaxInt32, f)))
+	return nil
 }

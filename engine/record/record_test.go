@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,8 +39,24 @@ func TestDecode(t *testing.T) {
 		{line: `"bid"`, reason: engine.BadInput},
 		{line: `{}`, reason: engine.BadInput},
 		{line: `{"type":"Bid","seat":"ann"}`, reason: engine.BadInput},
-		{line: `{"type":"bid","seat":"ann","quantity":1e2,"face":3}`, reason: engine.BadInput},
-		{line: `{"type":"bid","seat":"ann","quantity":99999999999,"face":3}`, reason: engine.BadInput},
+		// A whole number is one however it is written; one beyond 32 bits
+		// is held at the bound, for the engine to call out of range.
+		{line: `{"type":"bid","seat":"ann","quantity":1e2,"face":3.0}`,
+			want: engine.Action{Type: "bid", Seat: "ann", Quantity: 100, Face: 3}},
+		{line: `{"type":"bid","seat":"ann","quantity":99999999999,"face":-1e400}`,
+			want: engine.Action{Type: "bid", Seat: "ann", Quantity: math.MaxInt32, Face: math.MinInt32}},
+		{line: `{"type":"bid","seat":"ann","quantity":2.5,"face":3}`, reason: engine.BadInput},
+		{line: `{"type":"bid","seat":"ann","quantity":"2","face":3}`, reason: engine.BadInput},
+		{line: `{"type":"reveal","dice":{"A":[null],"B":[3]}}`, reason: engine.BadInput},
+		// Field names are exact: "Seat" is a field the reader does not
+		// know, so this bid has no seat, and "TYPE" is no type.
+		{line: `{"type":"bid","Seat":"ann","quantity":2,"face":3}`, reason: engine.BadInput},
+		{line: `{"TYPE":"bid","seat":"ann","quantity":2,"face":3}`, reason: engine.BadInput},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"Options":{"dice":3},"RULES":"tavern","Seed":4}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}}},
+		// A field another type of line has is one this line does not know.
+		{line: `{"type":"bid","seat":"ann","quantity":2,"face":3,"dice":"I had two 3s","rules":1}`,
+			want: engine.Action{Type: "bid", Seat: "ann", Quantity: 2, Face: 3}},
 		{line: `{"type":"bid","seat":["ann"],"quantity":1,"face":3}`, reason: engine.BadInput},
 		{line: `{"type":"fold"}`, reason: engine.BadInput},
 		{line: `{"type":"show","seat":"A","shown":"5"}`, reason: engine.BadInput},
