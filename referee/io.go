@@ -90,8 +90,9 @@ type Reply struct {
 	OK      bool            `json:"ok"`
 	Reason  engine.Reason   `json:"reason,omitempty"`
 	Message string          `json:"message,omitempty"`
-	// Seq is the seq of the last event at the table after the input.
-	Seq int `json:"seq"`
+	// Seq is the seq of the last event at the table after the input. It
+	// stays off the reply topic, whose payload MQTT.md gives exactly.
+	Seq int `json:"-"`
 }
 
 // Change is what an accepted input did, for observers (the demo's seats,

@@ -615,3 +615,65 @@ func TestCommandBurstKeepsItsOrder(t *testing.T) {
 		}
 	}
 }
+
+// Replies carry exactly MQTT.md's fields, and a command someone published
+// retained is taken once, not again at the referee's next subscription
+// (a restart, a reconnection), where it would start the game over.
+func TestRepliesAndRetainedCommands(t *testing.T) {
+	m := mqtttest.StartMosquitto(t)
+	c := testConfig(t, m.URL())
+	d := runDaemon(t, c)
+	sub := mqtttest.Subscribe(t, m.URL(), "retainer", "liarsdice/t1/reply", "liarsdice/t1/state")
+	const cmd, reply = "liarsdice/t1/cmd", "liarsdice/t1/reply"
+	tok := sub.Client().Publish(cmd, 1, true, []byte(`{"id":"r","type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`))
+	if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("publish: %v", tok.Error())
+	}
+	sub.Wait(t, 10*time.Second, "the retained new_game's reply", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"r"`) != nil })
+	sub.Publish(t, cmd, []byte(`{"id":"a","type":"bid","seat":"ann","quantity":1,"face":2}`))
+	sub.Publish(t, cmd, []byte(`{"id":"x","type":"bid","seat":"ann","quantity":1,"face":2}`))
+	ms := sub.Wait(t, 10*time.Second, "two replies", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"x"`) != nil })
+	want := map[string]string{`"r"`: `{"id":"r","ok":true}`, `"a"`: `{"id":"a","ok":true}`,
+		`"x"`: `{"id":"x","ok":false,"reason":"not_your_turn","message":"it is bob's turn, not ann's"}`}
+	for _, m := range sub.On(reply) {
+		var r struct{ ID json.RawMessage }
+		_ = json.Unmarshal(m.Payload, &r)
+		if w, ok := want[string(r.ID)]; !ok || string(m.Payload) != w {
+			t.Errorf("reply %s; want %s", m.Payload, w)
+		}
+	}
+	// A state after every change: the new game's (no bid yet), then the bid's.
+	sub.Wait(t, 10*time.Second, "the bid's state", func(ms []mqtttest.Message) bool {
+		return len(sub.On("liarsdice/t1/state")) > 0 && strings.Contains(string(sub.On("liarsdice/t1/state")[len(sub.On("liarsdice/t1/state"))-1].Payload), `"seat":"ann"`)
+	})
+	var phases []string
+	for _, m := range sub.On("liarsdice/t1/state") {
+		var st struct {
+			Seq   int
+			Phase string
+			Bid   *struct{ Seat string }
+		}
+		_ = json.Unmarshal(m.Payload, &st)
+		phases = append(phases, fmt.Sprintf("%d %s %v", st.Seq, st.Phase, st.Bid != nil))
+	}
+	if got, want := strings.Join(phases, ", "), "1 bidding false, 1 bidding true"; !strings.HasSuffix(got, want) {
+		t.Errorf("states (seq, phase, a bid): %s; want them to end %s", got, want)
+	}
+
+	d.stop(t)
+	runDaemon(t, c)
+	sub.Publish(t, cmd, []byte(`{"id":"b","type":"bid","seat":"bob","quantity":2,"face":2}`))
+	ms = sub.Wait(t, 10*time.Second, "bob's reply", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"b"`) != nil })
+	if r := replyTo(ms, reply, `"b"`); r["ok"] != true {
+		t.Errorf("bob's bid after the restart: %v; want it taken (the game went on)", r)
+	}
+	n := 0
+	for _, m := range ms {
+		if strings.Contains(string(m.Payload), `"id":"r"`) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the retained new_game was answered %d times; want once", n)
+	}
+}

@@ -247,6 +247,14 @@ func (c *Client) onConnect(cl paho.Client) {
 	c.enqueueFront(message{topic: c.topics.Status, payload: []byte("online"), retained: true, kind: "status"})
 	if c.opts.OnCommand != nil {
 		tok := cl.Subscribe(c.topics.Cmd, 1, func(_ paho.Client, m paho.Message) {
+			if m.Retained() {
+				// A command someone published retained comes again with
+				// every subscription, so at every reconnection: it would
+				// start the same game over each time. Commands live on.
+				c.log.Warn("mqtt: a retained command ignored; publish commands without retain", "topic", m.Topic(), "bytes", len(m.Payload()))
+				m.Ack()
+				return
+			}
 			c.opts.OnCommand(m.Payload(), m.Duplicate(), m.Ack)
 		})
 		go func() {
@@ -300,20 +308,15 @@ func (c *Client) dropWatermarkLocked() {
 	c.held = nil
 }
 
-// State queues the retained state; a state still waiting is replaced, at
-// the end of the queue so that it follows its events.
+// State queues the retained state, after the events queued before it.
+// Every state is published, none replaced by a newer one still waiting:
+// MQTT.md has the state re-published after every change.
 func (c *Client) State(payload []byte) {
 	c.mu.Lock()
 	if c.checking {
 		// The replay is over (the referee publishes the state after it)
 		// and never reached the watermark: the journal is another one.
 		c.dropWatermarkLocked()
-	}
-	for i := range c.queue {
-		if i > 0 && c.queue[i].kind == "state" { // queue[0] may be in flight
-			c.queue = append(c.queue[:i], c.queue[i+1:]...)
-			break
-		}
 	}
 	c.mu.Unlock()
 	c.enqueue(message{topic: c.topics.State, payload: payload, retained: true, kind: "state"})
