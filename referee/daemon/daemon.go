@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -104,7 +105,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		}
 		b, err := mqtt.StartBroker(mqtt.BrokerOptions{
 			TCP: c.Broker.Embedded.Listen, WebSocket: ws, Users: c.Broker.Embedded.Users,
-			Prefix: c.Broker.Prefix, Table: c.Table,
+			Prefix: c.Broker.Prefix, Table: c.Table, Store: filepath.Join(c.MQTTStoreDir(), "broker.db"),
 			Logger: log.With("component", "broker"),
 		})
 		if err != nil {

@@ -43,7 +43,7 @@ func runDaemon(t *testing.T, c config.Config) *running {
 	started := make(chan struct{})
 	go func() {
 		r.done <- daemon.Run(ctx, c, daemon.Options{
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Logger: testLogger(),
 			Started: func(ref *referee.Referee, url string) {
 				r.ref, r.url = ref, url
 				close(started)
@@ -432,7 +432,7 @@ func TestButtonsAndBoard(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- daemon.Run(ctx, c, daemon.Options{
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SimInput: presses, SimOutput: frames,
+			Logger: testLogger(), SimInput: presses, SimOutput: frames,
 			BoardPeriod: 10 * time.Millisecond,
 			Started:     func(_ *referee.Referee, url string) { started <- url },
 		})
@@ -520,7 +520,7 @@ func TestVisionTopicOverMQTT(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- daemon.Run(ctx, c, daemon.Options{
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Camera: cam,
+			Logger: testLogger(), Camera: cam,
 			Started: func(_ *referee.Referee, url string) { started <- url },
 		})
 	}()
@@ -676,4 +676,35 @@ func TestRepliesAndRetainedCommands(t *testing.T) {
 	if n != 1 {
 		t.Errorf("the retained new_game was answered %d times; want once", n)
 	}
+}
+
+// The embedded broker keeps its sessions in the state directory: an event
+// published while a subscriber was away reaches it after the referee (and
+// so its broker) restarted.
+func TestEmbeddedBrokerKeepsSessionsAcrossRestarts(t *testing.T) {
+	c := testConfig(t, "")
+	c.Broker.Embedded.Listen = fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t))
+	d := runDaemon(t, c)
+	const events = "liarsdice/t1/events"
+	fan := mqtttest.Subscribe(t, d.url, "fan", events)
+	fan.Client().Disconnect(100) // away, its session kept
+	ctl := mqtttest.Subscribe(t, d.url, "ctl", events)
+	ctl.Publish(t, "liarsdice/t1/cmd", []byte(`{"id":"g","type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`))
+	ctl.Wait(t, 10*time.Second, "the new game's event", func(ms []mqtttest.Message) bool { return len(ms) > 0 })
+	ctl.Client().Disconnect(100)
+	d.stop(t)
+
+	d = runDaemon(t, c)
+	fan = mqtttest.Subscribe(t, d.url, "fan", events)
+	ms := fan.Wait(t, 10*time.Second, "the event published while it was away", func(ms []mqtttest.Message) bool { return len(ms) > 0 })
+	if !strings.Contains(string(ms[0].Payload), `"type":"hand_started","seq":1`) {
+		t.Errorf("after the restart the subscriber got %s; want hand_started, seq 1", ms[0].Payload)
+	}
+}
+
+func testLogger() *slog.Logger {
+	if os.Getenv("ZZLOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

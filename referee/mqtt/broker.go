@@ -11,11 +11,20 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	mochi "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/hooks/storage"
+	"github.com/mochi-mqtt/server/v2/hooks/storage/bolt"
 	"github.com/mochi-mqtt/server/v2/listeners"
 	"github.com/mochi-mqtt/server/v2/packets"
+	"github.com/mochi-mqtt/server/v2/system"
+	"go.etcd.io/bbolt"
 )
 
 // MaxPacketBytes is the largest MQTT packet the embedded broker takes.
@@ -33,6 +42,12 @@ type BrokerOptions struct {
 	Users  map[string]string
 	Prefix string
 	Table  string
+	// Store is the file the broker keeps its sessions in (the subscribers'
+	// subscriptions and the messages still owed to them) and its retained
+	// messages, so that a restart of the referee, which is a restart of
+	// its broker, loses no event a subscriber has not yet had. "" keeps
+	// them in memory only.
+	Store  string
 	Logger *slog.Logger
 }
 
@@ -94,6 +109,17 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err := srv.AddHook(hook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
+	if opts.Store != "" {
+		if err := os.MkdirAll(filepath.Dir(opts.Store), 0o755); err != nil {
+			return nil, fmt.Errorf("mqtt: embedded broker store: %w", err)
+		}
+		// A second daemon on the same state directory waits this long for
+		// the store's lock, then says so.
+		store := &bolt.Options{Path: opts.Store, Options: &bbolt.Options{Timeout: 2 * time.Second}}
+		if err := srv.AddHook(boltStore{new(bolt.Hook)}, store); err != nil {
+			return nil, fmt.Errorf("mqtt: embedded broker store %s: %w", opts.Store, err)
+		}
+	}
 	tcpLn, err := net.Listen("tcp", opts.TCP)
 	if err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
@@ -119,6 +145,51 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	}
 	b.srv = srv
 	return b, nil
+}
+
+// boltStore is mochi's bolt storage hook with its one trap mended: in
+// v2.7.9 it stores a message owed to a client without the message's
+// packet id, and a broker that restored it resends it with id 0, a
+// protocol violation for which it drops the subscriber's connection, at
+// every reconnection. The id is also in the message's key
+// ("ifm_<client>:<id>"), where this reads it back.
+type boltStore struct{ *bolt.Hook }
+
+// StoredInflightMessages returns the stored messages owed to clients, each
+// with its packet id.
+func (h boltStore) StoredInflightMessages() ([]storage.Message, error) {
+	v, err := h.Hook.StoredInflightMessages()
+	for i := range v {
+		if v[i].PacketID != 0 {
+			continue
+		}
+		_, id, _ := cutLast(v[i].ID, ":")
+		n, perr := strconv.ParseUint(id, 10, 16)
+		if perr != nil {
+			// Not a key this version writes: resent with id 0, it would
+			// cost the client its connection; the message is dropped.
+			h.Log.Warn("mqtt: a stored message without a packet id dropped", "key", v[i].ID)
+			continue
+		}
+		v[i].PacketID = uint16(n)
+	}
+	return slices.DeleteFunc(v, func(m storage.Message) bool { return m.PacketID == 0 }), err
+}
+
+// OnSysInfoTick stores nothing: the broker's $SYS figures (uptime, counts)
+// are not worth a write to the Pi's SD card every second.
+func (h boltStore) OnSysInfoTick(*system.Info) {}
+
+// StoredSysInfo restores no $SYS figures (see OnSysInfoTick), and so does
+// not log their absence as an error at every start.
+func (h boltStore) StoredSysInfo() (storage.SystemInfo, error) { return storage.SystemInfo{}, nil }
+
+// cutLast slices s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // URL is the broker's MQTT address for clients on this machine.
