@@ -87,3 +87,29 @@ func TestNewGameSeedStaysOutOfTheLog(t *testing.T) {
 		t.Fatalf("the seed is in the log:\n%s", logs)
 	}
 }
+
+// TestComputerSeatsMoveOnlyByThemselves: nobody makes a computer seat's
+// move for it (a show tried on its behalf would tell by its refusal which
+// faces it hides); its own turn is still its own to play.
+func TestComputerSeatsMoveOnlyByThemselves(t *testing.T) {
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		Computers:    []referee.Computer{{Name: "bot"}},
+		ComputerPace: time.Hour, // the bot waits: the test speaks for it
+	})
+	if rep := h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bot"],"first":"bot","seed":5}`); !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	for _, line := range []string{
+		`{"type":"bid","seat":"bot","quantity":1,"face":2}`,
+		`{"type":"challenge","seat":"bot"}`,
+		`{"type":"show","seat":"bot","shown":[3]}`,
+	} {
+		rep := h.do(t, line)
+		if got, want := string(rep.Reason), "not_allowed"; rep.OK || got != want || !strings.Contains(rep.Message, "computer seat") {
+			t.Errorf("%s: got %+v; want %s, a computer seat", line, rep, want)
+		}
+	}
+	if st := h.rec.lastState(t); st["turn"] != "bot" || st["bid"] != nil {
+		t.Errorf("after the refused moves: turn %v, bid %v; want bot's turn, no bid", st["turn"], st["bid"])
+	}
+}

@@ -304,6 +304,27 @@ func (r *Referee) handle(in input) {
 	}
 }
 
+// refuseForComputer refuses a move of a computer seat that the seat itself
+// did not make: the referee plays it. A show tried on its behalf would
+// otherwise tell, by its refusal, which faces its hidden dice hold. A
+// computer seat may still be made to leave.
+func (r *Referee) refuseForComputer(a engine.Action, source string) error {
+	switch a.Type {
+	case engine.ActBid, engine.ActShow, engine.ActChallenge, engine.ActSpotOn, engine.ActFold, engine.ActAllIn:
+	default:
+		return nil
+	}
+	if source == SourceSeat+":"+a.Seat {
+		return nil
+	}
+	for _, s := range r.table.Snapshot().Seats {
+		if s.Name == a.Seat && s.Computer {
+			return &engine.Rejection{Reason: engine.NotAllowed, Message: fmt.Sprintf("%s is a computer seat: the referee plays it", a.Seat)}
+		}
+	}
+	return nil
+}
+
 func (r *Referee) apply(payload []byte, source string) Reply {
 	if len(payload) > MaxCommandBytes {
 		r.log.Warn("referee: input refused", "source", source, "reason", engine.BadInput, "bytes", len(payload))
@@ -322,6 +343,9 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 		a, err = record.Decode(line)
 	}
 	var evs []engine.Event
+	if err == nil {
+		err = r.refuseForComputer(a, source)
+	}
 	if err == nil {
 		evs, err = r.table.Apply(a)
 	}

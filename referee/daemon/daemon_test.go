@@ -702,8 +702,10 @@ func TestEmbeddedBrokerKeepsSessionsAcrossRestarts(t *testing.T) {
 	}
 }
 
+// testLogger is the daemons' logger in tests: silent, or every line on
+// standard error with LIARSD_TEST_LOG set (to see why a test fails).
 func testLogger() *slog.Logger {
-	if os.Getenv("ZZLOG") != "" {
+	if os.Getenv("LIARSD_TEST_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
