@@ -163,8 +163,8 @@ func (h boltStore) StoredInflightMessages() ([]storage.Message, error) {
 		if v[i].PacketID != 0 {
 			continue
 		}
-		_, id, _ := cutLast(v[i].ID, ":")
-		n, perr := strconv.ParseUint(id, 10, 16)
+		key := v[i].ID
+		n, perr := strconv.ParseUint(key[strings.LastIndex(key, ":")+1:], 10, 16)
 		if perr != nil {
 			// Not a key this version writes: resent with id 0, it would
 			// cost the client its connection; the message is dropped.
@@ -183,14 +183,6 @@ func (h boltStore) OnSysInfoTick(*system.Info) {}
 // StoredSysInfo restores no $SYS figures (see OnSysInfoTick), and so does
 // not log their absence as an error at every start.
 func (h boltStore) StoredSysInfo() (storage.SystemInfo, error) { return storage.SystemInfo{}, nil }
-
-// cutLast slices s around the last sep.
-func cutLast(s, sep string) (before, after string, found bool) {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[:i], s[i+len(sep):], true
-	}
-	return s, "", false
-}
 
 // URL is the broker's MQTT address for clients on this machine.
 func (b *Broker) URL() string { return "tcp://" + b.tcpAddr }
