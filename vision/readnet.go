@@ -121,6 +121,10 @@ var (
 	// netMatch is how near (over the die's side) a segmentation region's
 	// centre must be to a finder's candidate to be the same die.
 	netMatch = 0.45
+	// netBoxRules is the side, over the finder's, of the square the rules
+	// read where the segmentation found no region (0.65 and 0.95 read
+	// the same held out).
+	netBoxRules = 0.8
 )
 
 // netOpinion is what the learned read knows of one die.
@@ -333,6 +337,14 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 			r.learned.faces.lookCloser(r.faces, &o.net)
 			o.size = r.otherSizes(sc.pix, w, h, c, &o.net)
 		}
+		if o.rules == nil && o.net.class == 0 && c.score >= netFinderKeep {
+			// A 1 the finder is fairly sure of where the segmentation
+			// found no region (a dark die on a dark cloth): the rules,
+			// which must confirm a plain 1, read the finder's box.
+			if rd, ok := r.rulesAtBox(sc, o.x, o.y, netBoxRules*o.size); ok && rd.Face == 1 && !rd.Star && rd.shape >= netSquare {
+				o.rules = &rd
+			}
+		}
 		if d, ok := r.decide(o); ok {
 			dice = append(dice, foundDie{d, c.score, c.size})
 		}
@@ -349,6 +361,31 @@ func (r *Reader) readLearned(sc detected) ([]Die, error) {
 		}
 	}
 	return r.consistentSizes(dice), nil
+}
+
+// rulesAtBox reads by the rules the square of the given side around (x, y)
+// in sc.bgr's pixels, turned as the die's edges say, as if the
+// segmentation had found it.
+func (r *Reader) rulesAtBox(sc detected, x, y, side float64) (rulesRead, bool) {
+	w, h := sc.bgr.Cols(), sc.bgr.Rows()
+	a := dieAngle(sc.pix, w, h, x, y, side)
+	ux, uy := math.Cos(a), math.Sin(a)
+	s := sc.segScale
+	cx, cy, half := x*s, y*s, side*s/2
+	c := candidate{cx: cx, cy: cy, side: side * s}
+	// The square's corners reach half a diagonal from its centre.
+	for py := math.Max(0, math.Floor(cy-half*math.Sqrt2)); py <= math.Min(float64(h)*s-1, cy+half*math.Sqrt2); py++ {
+		for px := math.Max(0, math.Floor(cx-half*math.Sqrt2)); px <= math.Min(float64(w)*s-1, cx+half*math.Sqrt2); px++ {
+			dx, dy := px+0.5-cx, py+0.5-cy
+			if math.Abs(dx*ux+dy*uy) <= half && math.Abs(dy*ux-dx*uy) <= half {
+				c.pts = append(c.pts, point{px, py})
+			}
+		}
+	}
+	if len(c.pts) == 0 {
+		return rulesRead{}, false
+	}
+	return r.readRules(sc.pix, w, h, c, s)
 }
 
 // otherSizes looks again at the finder's candidate c, closer and wider,

@@ -444,3 +444,28 @@ func TestTrainingStops(t *testing.T) {
 		t.Errorf("stopped training wrote %d, %d and %d bytes; want none", f.Len(), n.Len(), m.Len())
 	}
 }
+
+// TestRulesAtBox: the rules read a square the finder marked as they read a
+// region the segmentation found, and find nothing on the bare table.
+func TestRulesAtBox(t *testing.T) {
+	img, truth, err := renderForTest(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	r := NewReader(Options{})
+	sc, err := r.prepare(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.bgr.Close()
+	for _, d := range truth {
+		rd, ok := r.rulesAtBox(sc, d.X*sc.scale, d.Y*sc.scale, d.Size*sc.scale)
+		if !ok || rd.Face != d.Face || rd.Uncertain || math.Hypot(rd.X-d.X*sc.scale, rd.Y-d.Y*sc.scale) > 0.2*d.Size*sc.scale {
+			t.Errorf("die %d at %.0f,%.0f: got %+v, %v; want its face, sure, at its centre", d.Face, d.X, d.Y, rd, ok)
+		}
+	}
+	if rd, ok := r.rulesAtBox(sc, 240*sc.scale, 20*sc.scale, 30*sc.scale); ok {
+		t.Errorf("the bare table: got %+v; want nothing", rd)
+	}
+}
