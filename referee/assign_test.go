@@ -65,6 +65,9 @@ func TestCommandLines(t *testing.T) {
 		if string(id) != c.id || string(line) != c.line {
 			t.Errorf("splitCommand(%q) = %s, %s; want %s, %s", c.in, id, line, c.id, c.line)
 		}
+		if got := CommandID([]byte(c.in)); string(got) != c.id {
+			t.Errorf("CommandID(%q) = %s; want %s", c.in, got, c.id)
+		}
 	}
 	if got, ok := withSeed([]byte(`{"type":"new_game","seed":null}`), 5); !ok || string(got) != `{"type":"new_game","seed":5}` {
 		t.Errorf("withSeed(null seed) = %s, %v", got, ok)

@@ -54,6 +54,16 @@ func parseObject(b []byte) ([]field, error) {
 	return fields, nil
 }
 
+// CommandID returns a command's id as given, or null: the id its reply
+// names it by, also when the referee cannot take it (busy, stopped).
+func CommandID(payload []byte) json.RawMessage {
+	if len(payload) > MaxCommandBytes {
+		return json.RawMessage("null")
+	}
+	id, _ := splitCommand(payload)
+	return id
+}
+
 // splitCommand takes a command as it arrives (a record line with an
 // optional id) and returns its id (null when absent or unreadable) and
 // the record line to apply and journal: compact, on one line, without the

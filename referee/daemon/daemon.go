@@ -242,7 +242,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 				go ack()
 			}
 			if err := r.SubmitCommand(payload, redelivered, reply); err != nil {
-				b, _ := json.Marshal(referee.Reply{ID: json.RawMessage("null"), Reason: "busy", Message: err.Error()})
+				b, _ := json.Marshal(referee.Reply{ID: referee.CommandID(payload), Reason: "busy", Message: err.Error()})
 				client.Reply(b)
 				go ack()
 			}
