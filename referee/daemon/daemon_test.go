@@ -710,3 +710,32 @@ func testLogger() *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
+
+// A broker restarted without persistence has lost the retained state and
+// discovery configs: the referee publishes them again once reconnected,
+// so a dashboard that connects afterwards sees the table at once.
+func TestStateAgainAfterBrokerForgets(t *testing.T) {
+	m := mqtttest.StartMosquitto(t)
+	runDaemon(t, testConfig(t, m.URL()))
+	first := mqtttest.Subscribe(t, m.URL(), "first-look", "liarsdice/t1/state")
+	first.Publish(t, "liarsdice/t1/cmd", []byte(`{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`))
+	first.Wait(t, 10*time.Second, "the game's state", func(ms []mqtttest.Message) bool {
+		return len(ms) > 0 && strings.Contains(string(ms[len(ms)-1].Payload), `"phase":"bidding"`)
+	})
+	first.Client().Disconnect(100)
+
+	m.RestartEmpty()
+	later := mqtttest.Subscribe(t, m.URL(), "later-look", "liarsdice/t1/state", "homeassistant/#")
+	later.Wait(t, 15*time.Second, "the state and every discovery config, retained", func(ms []mqtttest.Message) bool {
+		configs := map[string]bool{}
+		for _, m := range ms {
+			if strings.HasPrefix(m.Topic, "homeassistant/") && strings.HasSuffix(m.Topic, "/config") {
+				configs[m.Topic] = true
+			}
+		}
+		return len(later.On("liarsdice/t1/state")) > 0 && len(configs) >= 8
+	})
+	if st := later.On("liarsdice/t1/state"); !strings.Contains(string(st[len(st)-1].Payload), `"phase":"bidding"`) {
+		t.Errorf("state after the broker forgot: %s; want the game in progress", st[len(st)-1].Payload)
+	}
+}

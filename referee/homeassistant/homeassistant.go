@@ -223,6 +223,13 @@ func (p *Publisher) HomeAssistantStatus(payload []byte) {
 	if strings.TrimSpace(string(payload)) != "online" {
 		return
 	}
+	p.Republish()
+}
+
+// Republish publishes every config again (once a snapshot is known): for
+// Home Assistant coming back, and for a broker that came back without the
+// retained configs.
+func (p *Publisher) Republish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sync(true)

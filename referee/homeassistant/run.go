@@ -29,8 +29,8 @@ type RunOptions struct {
 // It has its own MQTT client: it reads the table's retained state (so it
 // needs no hook into the referee), publishes the configs retained at QoS
 // 1, removes the sensors of seats that left, and publishes everything
-// again when Home Assistant announces itself on homeassistant/status. It
-// reconnects by itself while the broker is away.
+// again when Home Assistant announces itself on homeassistant/status and
+// at every reconnection. It reconnects by itself while the broker is away.
 func Run(ctx context.Context, o RunOptions) error {
 	o.fill()
 	if o.Broker == "" {
@@ -97,6 +97,9 @@ func Run(ctx context.Context, o RunOptions) error {
 				payload := append([]byte(nil), m.Payload()...)
 				post(func() { pub.HomeAssistantStatus(payload) })
 			})
+			// A broker that restarted without persistence has lost the
+			// retained configs; one that kept them gets the same again.
+			post(pub.Republish)
 		})
 	if o.Username != "" {
 		po.SetUsername(o.Username).SetPassword(o.Password)

@@ -124,6 +124,10 @@ type Client struct {
 	checking bool
 	held     []message
 
+	// lastState is the newest state queued: published again at every
+	// reconnection, for a broker that lost its retained messages.
+	lastState []byte
+
 	// The connection as the handlers saw it: epoch changes at every
 	// connection and every loss.
 	epoch int
@@ -243,8 +247,14 @@ func (c *Client) onConnect(cl paho.Client) {
 	c.mu.Lock()
 	c.epoch++
 	c.up, c.upAt = true, time.Now()
+	state := c.lastState
 	c.mu.Unlock()
 	c.enqueueFront(message{topic: c.topics.Status, payload: []byte("online"), retained: true, kind: "status"})
+	if state != nil {
+		// A broker restarted without persistence has forgotten the
+		// retained state; one that kept it gets the same state again.
+		c.enqueue(message{topic: c.topics.State, payload: state, retained: true, kind: "state"})
+	}
 	if c.opts.OnCommand != nil {
 		tok := cl.Subscribe(c.topics.Cmd, 1, func(_ paho.Client, m paho.Message) {
 			if m.Retained() {
@@ -318,6 +328,7 @@ func (c *Client) State(payload []byte) {
 		// and never reached the watermark: the journal is another one.
 		c.dropWatermarkLocked()
 	}
+	c.lastState = payload
 	c.mu.Unlock()
 	c.enqueue(message{topic: c.topics.State, payload: payload, retained: true, kind: "state"})
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -218,6 +219,18 @@ func (m *Mosquitto) Stop() {
 		_ = m.cmd.Process.Kill()
 		<-m.done
 	}
+}
+
+// RestartEmpty stops the broker and starts it again with nothing kept,
+// as a broker without persistence restarts: no sessions, no retained
+// messages.
+func (m *Mosquitto) RestartEmpty() {
+	m.t.Helper()
+	m.Stop()
+	if err := os.Remove(filepath.Join(m.dir, "mosquitto.db")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		m.t.Fatal(err)
+	}
+	m.start(m.cmd.Path)
 }
 
 // Restart stops the broker, waits down, and starts it again on the same
