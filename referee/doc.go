@@ -4,9 +4,9 @@
 // the journal.
 //
 // Every input is a record line of RECORD.md, and one goroutine (Run) owns
-// the engine.Table and applies them one at a time. An accepted line is
-// appended to the journal and synced before any of its effects (events,
-// state, LEDs) leave the referee; a refused line is answered with a Reply
-// and leaves no trace, so that adjudicating the journal gives exactly the
-// events that were published.
+// the engine.Table and applies them one at a time. A line is appended to
+// the journal and synced before any of its effects (events, state, LEDs)
+// leave the referee; a refused one is answered with a Reply and, as in a
+// record, journaled and published as its rejected event, so that
+// adjudicating the journal gives exactly the events that were published.
 package referee

@@ -1,6 +1,7 @@
 package referee
 
 import (
+	"bytes"
 	"context"
 	crand "crypto/rand"
 	"encoding/binary"
@@ -8,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
@@ -172,17 +175,16 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 		return nil, err
 	}
 	for i, line := range journaled {
+		// As liarsd adjudicate reads it: a refused line (journaled so,
+		// or refused now by a changed engine) is a rejected event.
 		evs, err := record.Apply(r.table, line)
 		if err != nil {
-			// The journal holds accepted lines only; a refusal means the
-			// file was edited or the engine changed. Skipping keeps every
-			// other line's events.
-			r.log.Error("referee: a journal line is refused on replay; skipped", "line", i+1, "err", err)
-			continue
+			evs = []engine.Event{r.table.Reject(i+1, err)}
+		} else {
+			r.remember(line, r.table.Seq())
 		}
 		r.lines = append(r.lines, line)
 		r.replay = append(r.replay, evs...)
-		r.remember(line, r.table.Seq())
 	}
 	if len(journaled) > 0 {
 		r.log.Info("referee: journal replayed", "lines", len(r.lines), "seq", r.table.Seq())
@@ -304,6 +306,31 @@ func (r *Referee) handle(in input) {
 	}
 }
 
+// recordable says whether a refused input belongs in the record, as a
+// line that adjudicates to its rejected event: a line from the table's
+// people (not the camera's misreads, not the referee's own computer
+// seats), on one line, and not blank (a record skips blank lines).
+func recordable(line []byte, source string) bool {
+	if source == SourceCamera || strings.HasPrefix(source, SourceSeat+":") {
+		return false
+	}
+	return len(bytes.TrimSpace(line)) > 0 && !bytes.ContainsAny(line, "\r\n") && utf8.Valid(line)
+}
+
+// reject journals a refused line and publishes its rejected event, which
+// takes the next seq as in liarsd adjudicate's output of the record, so
+// that the events topic carries every event of the record. A line that
+// cannot be journaled is answered only.
+func (r *Referee) reject(line []byte, rej *engine.Rejection) {
+	if err := r.cfg.Journal.Append(line); err != nil {
+		r.log.Error("referee: journal append failed; the refusal is answered only", "err", err)
+		return
+	}
+	r.lines = append(r.lines, line)
+	r.publishEvent(r.table.Reject(len(r.lines), rej))
+	r.publishState()
+}
+
 // refuseForComputer refuses a move of a computer seat that the seat itself
 // did not make: the referee plays it. A show tried on its behalf would
 // otherwise tell, by its refusal, which faces its hidden dice hold. A
@@ -343,8 +370,10 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 		a, err = record.Decode(line)
 	}
 	var evs []engine.Event
+	refusedForComputer := false
 	if err == nil {
 		err = r.refuseForComputer(a, source)
+		refusedForComputer = err != nil
 	}
 	if err == nil {
 		evs, err = r.table.Apply(a)
@@ -358,8 +387,12 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 		if source == SourceCamera {
 			// A misread's faces are not a reveal: keep them out of the log.
 			r.log.Info("referee: input refused", "source", source, "type", a.Type, "reason", rej.Reason)
-		} else {
-			r.log.Info("referee: input refused", "source", source, "type", a.Type, "reason", rej.Reason, "message", rej.Message)
+			return rep
+		}
+		r.log.Info("referee: input refused", "source", source, "type", a.Type, "reason", rej.Reason, "message", rej.Message)
+		if recordable(line, source) && !refusedForComputer {
+			r.reject(withID(line, id), rej)
+			rep.Seq = r.table.Seq()
 		}
 		return rep
 	}
@@ -422,11 +455,14 @@ func (r *Referee) remember(line []byte, seq int) {
 	}
 }
 
-// rebuild replays the accepted lines through a fresh table.
+// rebuild replays the journal's lines through a fresh table, the refused
+// ones as rejected events.
 func (r *Referee) rebuild() {
 	t := engine.NewTable()
-	for _, line := range r.lines {
-		_, _ = record.Apply(t, line)
+	for i, line := range r.lines {
+		if _, err := record.Apply(t, line); err != nil {
+			t.Reject(i+1, err)
+		}
 	}
 	r.table = t
 }

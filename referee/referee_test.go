@@ -211,19 +211,22 @@ func TestWholeGameFromCommands(t *testing.T) {
 		}
 	}
 	h.stop()
+	// RECORD.md's example output, the refused bid's rejected event included.
 	want := `{"type":"hand_started","seq":1,"game":1,"hand":1,"opener":"ann","dice":{"ann":5,"bob":5,"cy":5}}
-{"type":"revealed","seq":2,"dice":{"ann":[3,3,1,2,5],"bob":[6,6,4,2,1],"cy":[5,5,4,4,2]}}
-{"type":"resolved","seq":3,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":3},"count":2,"dice":{"bob":-1},"out":[]}
-{"type":"hand_started","seq":4,"game":1,"hand":2,"opener":"bob","dice":{"ann":5,"bob":4,"cy":5}}
+{"type":"rejected","seq":2,"line":3,"reason":"bid_not_higher","message":"two 2s does not raise two 3s"}
+{"type":"revealed","seq":3,"dice":{"ann":[3,3,1,2,5],"bob":[6,6,4,2,1],"cy":[5,5,4,4,2]}}
+{"type":"resolved","seq":4,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":3},"count":2,"dice":{"bob":-1},"out":[]}
+{"type":"hand_started","seq":5,"game":1,"hand":2,"opener":"bob","dice":{"ann":5,"bob":4,"cy":5}}
 `
 	if got := h.rec.eventLines(); got != want {
 		t.Errorf("published events:\n%s\nwant:\n%s", got, want)
 	}
-	// The journal holds the accepted lines only (with their ids, last),
-	// and adjudicating it gives exactly the published events.
+	// The journal holds every line (with its id, last), the refused one
+	// too, and adjudicating it gives exactly the published events.
 	data, _ := os.ReadFile(path)
 	wantJournal := `{"type":"new_game","rules":"common-hand","seats":["ann","bob","cy"],"first":"ann","seed":5,"id":1}
 {"type":"bid","seat":"ann","quantity":2,"face":3,"id":"b1"}
+{"type":"bid","seat":"bob","quantity":2,"face":2,"id":3}
 {"type":"challenge","seat":"bob"}
 {"type":"reveal","dice":{"ann":[3,3,1,2,5],"bob":[6,6,4,2,1],"cy":[5,5,4,4,2]},"id":{"n":5}}
 `
@@ -234,7 +237,7 @@ func TestWholeGameFromCommands(t *testing.T) {
 		t.Errorf("adjudicate(journal):\n%s\nwant:\n%s", got, want)
 	}
 	st := h.rec.lastState(t)
-	if st["phase"] != "bidding" || st["seq"] != float64(4) || st["table"] != "t1" || st["status"] != "ready" {
+	if st["phase"] != "bidding" || st["seq"] != float64(5) || st["table"] != "t1" || st["status"] != "ready" {
 		t.Errorf("state: got %v", st)
 	}
 }
@@ -274,37 +277,39 @@ func TestNewGameTakesTheTablesDefaults(t *testing.T) {
 	}
 }
 
+// Refused commands change nothing in the game. Each one a record can hold
+// is journaled and published as its rejected event, with the next seq, as
+// liarsd adjudicate gives it; a command too long for the referee, or not
+// one line of JSON, is answered only.
 func TestBadCommandsChangeNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{})
 	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"first":"ann","seed":9}`)
 	h.rec.waitFor(t, "the first state", func() bool { h.rec.mu.Lock(); defer h.rec.mu.Unlock(); return len(h.rec.states) >= 2 })
-	before, _ := os.ReadFile(path)
-	h.rec.mu.Lock()
-	events, states := len(h.rec.events), len(h.rec.states)
-	h.rec.mu.Unlock()
 
 	huge := `{"type":"bid","seat":"ann","quantity":1,"face":2,"pad":"` + strings.Repeat("x", referee.MaxCommandBytes) + `"}`
 	cases := []struct {
-		line   string
-		reason engine.Reason
+		line     string
+		reason   engine.Reason
+		recorded bool
 	}{
-		{`not json`, engine.BadInput},
-		{`{"type":"bid","seat":"ann"`, engine.BadInput},
-		{`{"id":7,"type":"teleport","seat":"ann"}`, engine.BadInput},
-		{`{"type":"bid","seat":"ann","quantity":"two","face":3}`, engine.BadInput},
-		{`[1,2,3]`, engine.BadInput},
-		{`{"type":"bid","seat":"zed","quantity":1,"face":3}`, engine.UnknownSeat},
-		{`{"type":"bid","seat":"bob","quantity":1,"face":3}`, engine.NotYourTurn},
-		{`{"type":"challenge","seat":"ann"}`, engine.NoBidToCall},
-		{`{"type":"reveal","dice":{"ann":[1,2,3,4,5],"bob":[1,2,3,4,5]}}`, engine.NotNow},
-		{`{"type":"spot_on","seat":"ann"}`, engine.NotAllowed},
-		{`{"type":"bid","seat":"ann","quantity":99,"face":3}`, engine.BadBid},
-		{`{"type":"new_game","rules":"poker","seats":["a","b"]}`, engine.UnknownRules},
-		{`{"type":"new_game","rules":"star-board","seats":["a","a"]}`, engine.BadSeats},
-		{huge, engine.BadInput},
-		{"{\"type\":\"bid\",\n\"seat\":\"ann\",\"quantity\":1,\"face\":2,\"seed\":\"x\"}\n{}", engine.BadInput},
+		{`not json`, engine.BadInput, true},
+		{`{"type":"bid","seat":"ann"`, engine.BadInput, true},
+		{`{"id":7,"type":"teleport","seat":"ann"}`, engine.BadInput, true},
+		{`{"type":"bid","seat":"ann","quantity":"two","face":3}`, engine.BadInput, true},
+		{`[1,2,3]`, engine.BadInput, true},
+		{`{"type":"bid","seat":"zed","quantity":1,"face":3}`, engine.UnknownSeat, true},
+		{`{"type":"bid","seat":"bob","quantity":1,"face":3}`, engine.NotYourTurn, true},
+		{`{"type":"challenge","seat":"ann"}`, engine.NoBidToCall, true},
+		{`{"type":"reveal","dice":{"ann":[1,2,3,4,5],"bob":[1,2,3,4,5]}}`, engine.NotNow, true},
+		{`{"type":"spot_on","seat":"ann"}`, engine.NotAllowed, true},
+		{`{"type":"bid","seat":"ann","quantity":99,"face":3}`, engine.BadBid, true},
+		{`{"type":"new_game","rules":"poker","seats":["a","b"]}`, engine.UnknownRules, true},
+		{`{"type":"new_game","rules":"star-board","seats":["a","a"]}`, engine.BadSeats, true},
+		{huge, engine.BadInput, false},
+		{"{\"type\":\"bid\",\n\"seat\":\"ann\",\"quantity\":1,\"face\":2,\"seed\":\"x\"}\n{}", engine.BadInput, false},
 	}
+	seq, lines := 1, 1
 	for _, c := range cases {
 		rep := h.do(t, c.line)
 		if rep.OK || rep.Reason != c.reason || rep.Message == "" {
@@ -314,28 +319,28 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 			}
 			t.Errorf("%s: got ok %v reason %q message %q; want reason %q", name, rep.OK, rep.Reason, rep.Message, c.reason)
 		}
-		if rep.Seq != 1 {
-			t.Errorf("%.40s: reply seq %d; want 1", c.line, rep.Seq)
+		if c.recorded {
+			seq++
+			lines++
+		}
+		if rep.Seq != seq {
+			t.Errorf("%.40s: reply seq %d; want %d", c.line, rep.Seq, seq)
 		}
 	}
-	after, _ := os.ReadFile(path)
-	if !bytes.Equal(before, after) {
-		t.Errorf("the journal changed:\n%s\nwas:\n%s", after, before)
-	}
-	h.rec.mu.Lock()
-	defer h.rec.mu.Unlock()
-	if len(h.rec.events) != events || len(h.rec.states) != states {
-		t.Errorf("refused commands published: events %d -> %d, states %d -> %d", events, len(h.rec.events), states, len(h.rec.states))
+	if st := h.rec.lastState(t); st["phase"] != "bidding" || st["turn"] != "ann" || st["bid"] != nil || st["seq"] != float64(seq) {
+		t.Errorf("after the refused commands: phase %v, turn %v, bid %v, seq %v; want the game as it was, seq %d", st["phase"], st["turn"], st["bid"], st["seq"], seq)
 	}
 	// A multi-line command that is otherwise good is journaled on one line.
-	h.rec.mu.Unlock()
 	if rep := h.do(t, "{\"type\":\"bid\",\n \"seat\":\"ann\",\n \"quantity\":1,\"face\":2}"); !rep.OK {
 		t.Errorf("a command spread over lines refused: %+v", rep)
 	}
-	h.rec.mu.Lock()
+	h.stop()
 	data, _ := os.ReadFile(path)
-	if n := strings.Count(string(data), "\n"); n != 2 {
-		t.Errorf("journal has %d lines; want 2:\n%s", n, data)
+	if n := strings.Count(string(data), "\n"); n != lines+1 {
+		t.Errorf("journal has %d lines; want %d:\n%s", n, lines+1, data)
+	}
+	if got, want := adjudicate(t, path), h.rec.eventLines(); got != want {
+		t.Errorf("adjudicate(journal):\n%s\nwant the published events:\n%s", got, want)
 	}
 }
 
@@ -360,8 +365,8 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 	if st["phase"] != "reveal" || st["status"] != string(referee.StatusWaitingReveal) {
 		t.Errorf("after restart: phase %v, status %v; want reveal, waiting for reveal", st["phase"], st["status"])
 	}
-	if rep := h2.do(t, exampleGame[4].line); !rep.OK || rep.Seq != 4 {
-		t.Errorf("reveal after restart: %+v; want ok with seq 4", rep)
+	if rep := h2.do(t, exampleGame[4].line); !rep.OK || rep.Seq != 5 {
+		t.Errorf("reveal after restart: %+v; want ok with seq 5", rep)
 	}
 	h2.stop()
 	if got, want := h2.rec.eventLines(), adjudicate(t, path); got != want {
@@ -438,6 +443,7 @@ func ExampleReferee_Do() {
 	// true 1
 	// false not_your_turn
 	// {"type":"hand_started","seq":1,"game":1,"hand":1,"opener":"ann","dice":{"ann":5,"bob":5}}
+	// {"type":"rejected","seq":2,"line":2,"reason":"not_your_turn","message":"it is ann's turn, not bob's"}
 }
 
 // A command the broker delivers again after a crash (its DUP flag) is
