@@ -177,10 +177,8 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 	for i, line := range journaled {
 		// As liarsd adjudicate reads it: a refused line (journaled so,
 		// or refused now by a changed engine) is a rejected event.
-		evs, err := record.Apply(r.table, line)
-		if err != nil {
-			evs = []engine.Event{r.table.Reject(i+1, err)}
-		} else {
+		evs, ok := record.ApplyLine(r.table, i+1, line)
+		if ok {
 			r.remember(line, r.table.Seq())
 		}
 		r.lines = append(r.lines, line)
@@ -460,9 +458,7 @@ func (r *Referee) remember(line []byte, seq int) {
 func (r *Referee) rebuild() {
 	t := engine.NewTable()
 	for i, line := range r.lines {
-		if _, err := record.Apply(t, line); err != nil {
-			t.Reject(i+1, err)
-		}
+		record.ApplyLine(t, i+1, line)
 	}
 	r.table = t
 }

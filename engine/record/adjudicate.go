@@ -25,16 +25,24 @@ func Adjudicate(r io.Reader, w io.Writer) error {
 		if tooLong {
 			return ew.Write(t.Reject(n, badInput("the line is longer than %d bytes", MaxLineBytes)))
 		}
-		evs, err := Apply(t, line)
-		if err != nil {
-			return ew.Write(t.Reject(n, err))
-		}
+		evs, _ := ApplyLine(t, n, line)
 		return ew.Write(evs...)
 	})
 	if ferr := ew.Flush(); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+// ApplyLine applies line n of a record to t as liarsd adjudicate does: it
+// returns the line's events, or, for a refused line, its rejected event
+// and false.
+func ApplyLine(t *engine.Table, n int, line []byte) ([]engine.Event, bool) {
+	evs, err := Apply(t, line)
+	if err != nil {
+		return []engine.Event{t.Reject(n, err)}, false
+	}
+	return evs, true
 }
 
 // Apply decodes one record line and applies it to the table.
