@@ -345,11 +345,15 @@ func statusColor(s Status, elapsed time.Duration) Color {
 	return Off
 }
 
-// Run writes the board's frame to strip every period until ctx is done,
-// skipping frames equal to the last one written, and puts the strip out
-// when it returns. A failed write is logged once per run of failures and
-// retried on the next frame, so a loose connector does not stop the table.
-// It returns ctx's error.
+// DefaultFramePeriod is how often Board.Run redraws the board when given no
+// period: fast enough for the 60 ms comet and the fastest blink.
+const DefaultFramePeriod = 50 * time.Millisecond
+
+// Run writes the board's frame to strip every period (DefaultFramePeriod
+// when period is zero or less) until ctx is done, skipping frames equal to
+// the last one written, and puts the strip out when it returns. A failed
+// write is logged once per run of failures and retried on the next frame,
+// so a loose connector does not stop the table. It returns ctx's error.
 func (b *Board) Run(ctx context.Context, strip Strip, period time.Duration, log *slog.Logger) error {
 	if strip == nil {
 		return errors.New("hardware: no strip to run the board on")
@@ -359,6 +363,9 @@ func (b *Board) Run(ctx context.Context, strip Strip, period time.Duration, log 
 	}
 	if log == nil {
 		log = slog.Default()
+	}
+	if period <= 0 {
+		period = DefaultFramePeriod
 	}
 	ticker := time.NewTicker(period)
 	defer ticker.Stop()

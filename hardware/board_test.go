@@ -242,3 +242,35 @@ func TestBoardRun(t *testing.T) {
 		t.Error("Run on a strip of the wrong length: no error")
 	}
 }
+
+// TestBoardRunPeriod runs the board with no period: it is drawn at
+// DefaultFramePeriod, never a panic.
+func TestBoardRunPeriod(t *testing.T) {
+	l := starBoardLayout(t)
+	for _, period := range []time.Duration{0, -time.Second} {
+		b := NewBoard(l, nil)
+		mustDo(t, b.ShowBid(3, 5, false))
+		sim := NewSimStrip(l, nil, false)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					done <- fmt.Errorf("panic: %v", p)
+				}
+			}()
+			done <- b.Run(ctx, sim, period, nil)
+		}()
+		deadline := time.Now().Add(5 * time.Second)
+		for sim.Writes() == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Errorf("Run with period %s: got %v; want context.Canceled", period, err)
+		}
+		if got := sim.Writes(); got != 2 {
+			t.Errorf("Run with period %s: got %d writes; want 2 (the bid, then dark)", period, got)
+		}
+	}
+}

@@ -22,9 +22,9 @@ const (
 
 var drivers = []string{DriverGPIO, DriverShiftRegister, DriverAPA102, DriverSim}
 
-// Config is the hardware section of a table's configuration file. Pins are
-// named as periph names them on a Raspberry Pi: "GPIO17" (BCM numbering,
-// not the header's pin numbers).
+// Config is the board's section of a table's configuration file (board: in
+// liarsd.yaml), or a file of its own. Pins are named as periph names them on
+// a Raspberry Pi: "GPIO17" (BCM numbering, not the header's pin numbers).
 //
 //	driver: apa102
 //	seats: [ann, bob, cy]
@@ -233,11 +233,15 @@ func buttonNames() string {
 	return strings.Join(names, ", ")
 }
 
-// DecodeConfig reads a Config from YAML and validates it: either the
-// hardware section on its own, or a table's configuration file holding it
-// under the key "hardware" (other keys of such a file are left to their
-// readers). Unknown keys in the hardware section are refused, so a typo is
-// caught at start.
+// sectionKeys are the keys under which a table's configuration file holds
+// the board's Config: "board" in liarsd.yaml, and "hardware".
+var sectionKeys = []string{"board", "hardware"}
+
+// DecodeConfig reads a Config from YAML and validates it: either the board's
+// section on its own, or a table's configuration file (liarsd.yaml) holding
+// it under the key "board" (or "hardware"), whose other keys are left to their readers.
+// Unknown keys in the section, or in a file that is the section alone, are
+// refused, so a typo is caught at start.
 func DecodeConfig(r io.Reader) (Config, error) {
 	var doc yaml.Node
 	if err := yaml.NewDecoder(r).Decode(&doc); err != nil {
@@ -246,10 +250,19 @@ func DecodeConfig(r io.Reader) (Config, error) {
 	section := &doc
 	if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
 		m := doc.Content[0]
+		found := ""
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == "hardware" {
-				section = m.Content[i+1]
+			key := m.Content[i].Value
+			if !slices.Contains(sectionKeys, key) {
+				continue
 			}
+			if found != "" {
+				return Config{}, fmt.Errorf("hardware: the configuration has both a %s and a %s section; keep one", found, key)
+			}
+			found, section = key, m.Content[i+1]
+		}
+		if found != "" && section.Kind != yaml.MappingNode {
+			return Config{}, fmt.Errorf("hardware: the configuration's %s section is not a mapping of the board's settings", found)
 		}
 	}
 	// yaml.Node.Decode cannot refuse unknown fields; a decoder can.

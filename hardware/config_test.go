@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,13 +93,19 @@ func TestDecodeConfig(t *testing.T) {
 	for _, name := range []string{"shift_register.yaml", "apa102.yaml", "sim.yaml"} {
 		loadConfig(t, name)
 	}
-	nested, err := DecodeConfig(strings.NewReader("camera: {device: 0}\nhardware:\n  driver: sim\n  seats: [ann, bob]\n  track: {number_spaces: 10}\n"))
-	if err != nil || nested.Driver != DriverSim || len(nested.Seats) != 2 {
-		t.Errorf("a table file with a hardware section: %+v, %v", nested, err)
+	for _, key := range []string{"board", "hardware"} {
+		nested, err := DecodeConfig(strings.NewReader("camera: {device: 0}\n" + key + ":\n  driver: sim\n  seats: [ann, bob]\n  track: {number_spaces: 10}\nlog: {level: info}\n"))
+		if err != nil || nested.Driver != DriverSim || len(nested.Seats) != 2 {
+			t.Errorf("a table file with a %s section: got %+v, %v; want the sim board of ann and bob", key, nested, err)
+		}
 	}
 	for _, tc := range []struct{ yaml, want string }{
 		{"", "reading the configuration"},
 		{"hardware:\n  driver: sim\n  seats: [a]\n  track: {number_spaces: 4}\n  colour: red\n", "field colour not found"},
+		{"table: t\nboard:\n  driver: sim\n  seats: [a]\n  track: {number_spaces: 4}\n  colour: red\n", "field colour not found"},
+		{"board: {driver: sim, seats: [a], track: {number_spaces: 4}}\nhardware: {driver: sim, seats: [a], track: {number_spaces: 4}}\n", "both a board and a hardware section"},
+		{"table: t\nboard: sim\n", "board section is not a mapping"},
+		{"table: t\ncamera: {source: /dev/video0}\n", "field table not found"}, // a table file without a board
 		{"driver: sim\nseats: [a]\ntrack: {number_spaces: 4}\nleds_typo: {}\n", "field leds_typo not found"},
 		{"driver: [", "reading the configuration"},
 		{"driver: neon\nseats: [a]\ntrack: {number_spaces: 4}\n", `unknown driver "neon"`},
@@ -106,6 +113,24 @@ func TestDecodeConfig(t *testing.T) {
 		if _, err := DecodeConfig(strings.NewReader(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeConfig(%q) = %v; want an error with %q", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestDecodeConfigTableFile reads the board from the repository's example
+// liarsd.yaml, as liarsd hwtest --config and liarsd calibrate --hardware do.
+func TestDecodeConfigTableFile(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "testdata", "referee", "liarsd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := DecodeConfig(f)
+	if err != nil {
+		t.Fatalf("liarsd.yaml: got %v; want its board section", err)
+	}
+	if want := []string{"ann", "bob", "cy", "dee"}; c.Driver != DriverSim || !slices.Equal(c.Seats, want) ||
+		c.Track != (TrackConfig{NumberSpaces: 20, StarSpaces: 10}) {
+		t.Errorf("liarsd.yaml: got driver %q, seats %v, track %+v; want sim, %v, 20 and 10 spaces", c.Driver, c.Seats, c.Track, want)
 	}
 }
 
@@ -325,5 +350,82 @@ func TestIsPi5(t *testing.T) {
 		if got := isPi5(tc.model, tc.compatible); got != tc.want {
 			t.Errorf("isPi5(%q, %q) = %v; want %v", tc.model, tc.compatible, got, tc.want)
 		}
+	}
+}
+
+// closeRecord is periph's spitest.Record noting how many writes it had when
+// it was released.
+type closeRecord struct {
+	spitest.Record
+	closed     bool
+	opsAtClose int
+}
+
+func (r *closeRecord) Close() error {
+	r.closed, r.opsAtClose = true, len(r.Ops)
+	return r.Record.Close()
+}
+
+// TestRigClosePutsLEDsOut opens each driver on periph's fakes, lights a bid,
+// closes the rig and checks that every LED is dark, sent before the SPI port
+// is released.
+func TestRigClosePutsLEDsOut(t *testing.T) {
+	for _, file := range []string{"gpio.yaml", "shift_register.yaml", "apa102.yaml", "sim.yaml"} {
+		t.Run(file, func(t *testing.T) {
+			m := newFakeMachine()
+			port := &closeRecord{}
+			c := loadConfig(t, file)
+			rig, err := Open(c, m.options(port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustDo(t, rig.Board.ShowBid(2, 3, false))
+			mustDo(t, rig.Board.ShowTurn(0))
+			mustDo(t, rig.Board.SetStatus(StatusReady))
+			mustDo(t, rig.Strip.Write(rig.Board.Frame()))
+			mustDo(t, rig.Close())
+			mustDo(t, rig.Close()) // a second Close does nothing
+			switch c.Driver {
+			case DriverGPIO:
+				var names []string
+				names = append(names, c.LEDs.Track...)
+				names = append(names, c.LEDs.Faces...)
+				for _, s := range c.Seats {
+					names = append(names, c.LEDs.Seats[s])
+				}
+				for _, name := range append(names, c.LEDs.Status) {
+					if got := m.lookup(name).Read(); got != gpio.Low {
+						t.Errorf("LED pin %s after Close: got %s; want Low", name, got)
+					}
+				}
+			case DriverShiftRegister, DriverAPA102:
+				if !port.closed {
+					t.Fatal("the SPI port was not released")
+				}
+				if port.opsAtClose == 0 || len(port.Ops) != port.opsAtClose {
+					t.Fatalf("got %d SPI writes, %d of them before the port was released; want every one before", len(port.Ops), port.opsAtClose)
+				}
+				last := port.Ops[port.opsAtClose-1].W
+				if c.Driver == DriverShiftRegister {
+					want := make([]byte, len(last))
+					encodeShiftRegisters(want, make([]Color, rig.Layout.Len()), c.ActiveLow)
+					if !slices.Equal(last, want) {
+						t.Errorf("last shift register bytes: got % x; want % x", last, want)
+					}
+					break
+				}
+				for i := range rig.Layout.Len() { // start frame, then 0xE0|brightness, blue, green, red
+					if px := last[4+4*i : 8+4*i]; px[1] != 0 || px[2] != 0 || px[3] != 0 {
+						t.Errorf("APA102 LED %s after Close: got % x; want no colour", rig.Layout.Describe(i), px)
+					}
+				}
+			case DriverSim:
+				for i, col := range rig.Sim.Frame() {
+					if col != Off {
+						t.Errorf("simulated LED %s after Close: got %v; want off", rig.Layout.Describe(i), col)
+					}
+				}
+			}
+		})
 	}
 }

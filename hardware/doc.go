@@ -15,9 +15,11 @@
 //     (SimButtons reads presses typed as text);
 //     a Keypad turns presses into commands in the game record's vocabulary.
 //
-// Config is the hardware part of a table's configuration file (YAML); Open
-// checks it against the machine (host.Init, gpioreg, spireg) and builds the
-// pieces, or a simulated board when the driver is "sim".
+// Config is the board's section of a table's configuration file (YAML,
+// board: in liarsd.yaml); Open checks it against the machine (host.Init,
+// gpioreg, spireg) and builds the pieces, or a simulated board when the
+// driver is "sim". RemapStrip and PressMap apply the wiring a calibration
+// recorded: the chain's LED order and buttons wired to other pins.
 //
 // The package does not know the rules: the referee tells the Board what to
 // show and forwards the Keypad's commands to the engine.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"periph.io/x/conn/v3/gpio"
@@ -57,11 +58,23 @@ type Rig struct {
 	Platform string
 
 	closers []func() error
+	closed  bool
 }
 
-// Close puts the LEDs out and releases the SPI port.
+// Close puts the LEDs out (a dark frame on the strip: a GPIO board's LED
+// pins are left at their dark level, low unless active_low) and then
+// releases the SPI port. Closing a closed Rig does nothing.
 func (r *Rig) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
 	var errs []error
+	// A simulated board already dark (Board.Run puts it out) is not drawn
+	// once more; a real strip's state is not known, so it is always sent.
+	if r.Strip != nil && (r.Sim == nil || slices.ContainsFunc(r.Sim.Frame(), func(c Color) bool { return c != Off })) {
+		errs = append(errs, r.Strip.Write(make([]Color, r.Strip.Len())))
+	}
 	for i := len(r.closers) - 1; i >= 0; i-- {
 		errs = append(errs, r.closers[i]())
 	}

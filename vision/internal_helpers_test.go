@@ -27,3 +27,10 @@ func renderForTest(seed uint64) (gocv.Mat, []Die, error) {
 	}
 	return img, truth, nil
 }
+
+// A V4L2 camera takes controls: the daemon re-applies the calibration's
+// locked settings through this method set (calibration.Controller).
+var _ interface {
+	Set(prop gocv.VideoCaptureProperties, value float64)
+	Get(prop gocv.VideoCaptureProperties) float64
+} = (*v4l2Camera)(nil)

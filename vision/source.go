@@ -55,7 +55,30 @@ func OpenV4L2(device string, width, height int) (Source, error) {
 		vc.Set(gocv.VideoCaptureFrameWidth, float64(width))
 		vc.Set(gocv.VideoCaptureFrameHeight, float64(height))
 	}
-	return &camera{name: device, vc: vc}, nil
+	return &v4l2Camera{camera{name: device, vc: vc}}, nil
+}
+
+// v4l2Camera is a V4L2 camera: a Source whose controls (exposure, white
+// balance, focus) can be set, as calibration's Controller asks.
+type v4l2Camera struct{ camera }
+
+// Set sets one of the camera's controls; on a closed camera it does nothing.
+func (c *v4l2Camera) Set(prop gocv.VideoCaptureProperties, value float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.vc != nil {
+		c.vc.Set(prop, value)
+	}
+}
+
+// Get reads one of the camera's controls (0 on a closed camera).
+func (c *v4l2Camera) Get(prop gocv.VideoCaptureProperties) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.vc == nil {
+		return 0
+	}
+	return c.vc.Get(prop)
 }
 
 // OpenGStreamer opens a GStreamer pipeline ending in appsink, such as the

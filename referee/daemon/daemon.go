@@ -36,8 +36,10 @@ type Options struct {
 	Logger *slog.Logger
 	Clock  referee.Clock
 	// Camera, when set, replaces the configured camera source (the demo's
-	// synthetic camera). Reader defaults to a vision.Reader configured
-	// from the file.
+	// synthetic camera); like an opened source, it is given the
+	// calibration's camera settings when it takes controls
+	// (calibration.Controller). Reader defaults to a vision.Reader
+	// configured from the file.
 	Camera referee.Camera
 	Reader referee.Reader
 	// Observe is called after each accepted input (the demo's seats).
@@ -50,7 +52,8 @@ type Options struct {
 	SimOutput io.Writer
 	SimInput  io.Reader
 	ANSI      bool
-	// BoardPeriod is how often the board is redrawn (50 ms).
+	// BoardPeriod is how often the board is redrawn
+	// (hardware.DefaultFramePeriod, 50 ms).
 	BoardPeriod time.Duration
 	// NoSync skips fsync of the journal (throwaway journals only).
 	NoSync bool
@@ -72,7 +75,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		log = slog.Default()
 	}
 	if o.BoardPeriod <= 0 {
-		o.BoardPeriod = 50 * time.Millisecond
+		o.BoardPeriod = hardware.DefaultFramePeriod
 	}
 	if o.FlushTimeout <= 0 {
 		o.FlushTimeout = 3 * time.Second
@@ -139,8 +142,17 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			rc.Computers = append(rc.Computers, referee.Computer{Name: s.Name, Level: s.Level, Insight: s.Insight})
 		}
 	}
+	// The calibration: the camera's settings, the reader's and the seat
+	// zones, and the board's wiring.
+	var cal *calibration.File
+	if c.Calibration != "" {
+		if cal, err = calibration.Load(c.Calibration); err != nil {
+			return fmt.Errorf("daemon: %w", err)
+		}
+	}
 	if o.Camera != nil || c.Camera.Source != "" {
 		rc.Camera = o.Camera
+		var cam any = o.Camera
 		if rc.Camera == nil {
 			src, err := vision.Open(c.Camera.Source)
 			if err != nil {
@@ -148,12 +160,10 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			}
 			closers = append(closers, src.Close)
 			rc.Camera = &lockedCamera{src: src}
+			cam = src
 		}
-		var cal *calibration.File
-		if c.Calibration != "" {
-			if cal, err = calibration.Load(c.Calibration); err != nil {
-				return fmt.Errorf("daemon: %w", err)
-			}
+		if cal != nil && cal.Camera != nil {
+			applyCameraSettings(cam, cal.Camera, log)
 		}
 		rc.Reader = o.Reader
 		if rc.Reader == nil {
@@ -203,6 +213,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	bctx, cancelBoard := context.WithCancel(ctx)
 	defer cancelBoard()
 	var rig *hardware.Rig
+	var strip hardware.Strip       // the board's strip, through the calibrated LED order
+	var presses *hardware.PressMap // the calibrated button wiring
 	if c.Board != nil {
 		rig, err = hardware.Open(*c.Board, hardware.OpenOptions{
 			Logger: log.With("component", "board"), SimOutput: o.SimOutput, SimInput: o.SimInput, ANSI: o.ANSI,
@@ -211,11 +223,14 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			return fmt.Errorf("daemon: board: %w", err)
 		}
 		closers = append(closers, rig.Close)
+		if strip, presses, err = wiring(rig, cal, c.Calibration, log); err != nil {
+			return err
+		}
 		rc.Board = referee.HardwareBoard{Board: rig.Board}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = rig.Board.Run(bctx, rig.Strip, o.BoardPeriod, log.With("component", "board"))
+			_ = rig.Board.Run(bctx, strip, o.BoardPeriod, log.With("component", "board"))
 		}()
 	}
 
@@ -275,7 +290,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		go func() {
 			defer wg.Done()
 			_ = rig.Buttons.Run(bctx, func(p hardware.Press) {
-				cmd, ok := rig.Keypad.Press(p)
+				cmd, ok := rig.Keypad.Press(presses.Map(p))
 				if !ok {
 					return
 				}
@@ -331,6 +346,63 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		return runErr
 	}
 	return nil
+}
+
+// wiring returns the strip the board is drawn on and the map of button
+// presses, through the calibration's wiring where it has one: the LEDs in
+// the order the leds step confirmed, and presses that arrive as another
+// button read as the one pressed (the buttons step). A wiring that does not
+// fit the board is an error naming the calibration file.
+func wiring(rig *hardware.Rig, cal *calibration.File, path string, log *slog.Logger) (hardware.Strip, *hardware.PressMap, error) {
+	if cal == nil || cal.Wiring == nil {
+		return rig.Strip, nil, nil
+	}
+	strip := rig.Strip
+	if order := cal.Wiring.LEDOrder; len(order) > 0 {
+		r, err := hardware.NewRemapStrip(rig.Strip, order)
+		if err != nil {
+			return nil, nil, fmt.Errorf("daemon: calibration %s: its wiring's LED order does not fit the board (run liarsd calibrate leds again): %w", path, err)
+		}
+		strip = r
+		log.Info("daemon: the board's LEDs go through the calibrated order", "calibration", path, "leds", len(order))
+	}
+	presses, err := hardware.NewPressMap(cal.Wiring.Buttons, rig.Layout.Seats())
+	if err != nil {
+		return nil, nil, fmt.Errorf("daemon: calibration %s: its wiring's buttons do not fit the board (run liarsd calibrate buttons again): %w", path, err)
+	}
+	if presses != nil {
+		log.Info("daemon: button presses go through the calibrated wiring", "calibration", path, "buttons", len(cal.Wiring.Buttons))
+	}
+	return strip, presses, nil
+}
+
+// applyCameraSettings sets the calibration's locked camera settings
+// (exposure, white balance, focus, frame size) on cam when it takes
+// controls: a camera forgets them when it is unplugged or the machine
+// restarts. A camera without controls keeps its own.
+func applyCameraSettings(cam any, set *calibration.Camera, log *slog.Logger) {
+	var applied []any
+	if set.Width > 0 && set.Height > 0 {
+		applied = append(applied, "width", set.Width, "height", set.Height)
+	}
+	for _, v := range []struct {
+		name  string
+		value *float64
+	}{{"exposure", set.Exposure}, {"white_balance", set.WhiteBalance}, {"focus", set.Focus}} {
+		if v.value != nil {
+			applied = append(applied, v.name, *v.value)
+		}
+	}
+	if len(applied) == 0 {
+		return
+	}
+	ctl, ok := cam.(calibration.Controller)
+	if !ok {
+		log.Debug("daemon: the camera takes no controls; the calibration's camera settings are not applied", applied...)
+		return
+	}
+	set.Apply(ctl)
+	log.Info("daemon: the calibration's camera settings applied", applied...)
 }
 
 // lockedCamera serialises captures: vision sources are not safe for
