@@ -28,6 +28,10 @@ type Board struct {
 	ErrorMM float64 `json:"error_mm"`
 	// Lens corrects the camera's distortion, when it was measured.
 	Lens *Lens `json:"lens,omitempty"`
+	// Stale is set when the lens was measured after the homography (or
+	// with none): the homography does not hold for corrected points, and
+	// the board places nothing until the board step is run again.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // Lens is the camera's intrinsic matrix and distortion coefficients
@@ -40,8 +44,8 @@ type Lens struct {
 }
 
 func (b *Board) check() error {
-	if b.Cols < 2 || b.Rows < 2 || b.SquareMM <= 0 {
-		return errors.New("calibration: the board's card needs 2x2 inner corners or more and a positive square size")
+	if err := (Card{Cols: b.Cols, Rows: b.Rows, SquareMM: b.SquareMM}).check(); err != nil {
+		return err
 	}
 	if _, ok := invert3(b.Homography); !ok {
 		return errors.New("calibration: the board's homography is singular; calibrate the board again")
@@ -156,6 +160,9 @@ func MeasureLens(imgs []gocv.Mat, cols, rows int, squareMM float64) (*Lens, erro
 func findCorners(img gocv.Mat, cols, rows int) ([]gocv.Point2f, error) {
 	if img.Empty() {
 		return nil, errors.New("calibration: empty image")
+	}
+	if err := (Card{Cols: cols, Rows: rows, SquareMM: 1}).check(); err != nil {
+		return nil, err // OpenCV aborts the process on such a pattern
 	}
 	gray := gocv.NewMat()
 	defer gray.Close()

@@ -1,8 +1,10 @@
 package calibration
 
 import (
+	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -308,5 +310,98 @@ func TestZones(t *testing.T) {
 	}
 	if _, err := Taught([]string{"p1", "p2"}, map[string][]Point{"p1": {{1, 1}}}); err == nil {
 		t.Error("a seat without dice gave no error")
+	}
+}
+
+func TestParseCard(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Card
+		bad  string
+	}{
+		{in: "9x6@20", want: Card{Cols: 9, Rows: 6, SquareMM: 20}},
+		{in: "7x5@25.5", want: Card{Cols: 7, Rows: 5, SquareMM: 25.5}},
+		{in: "2x2@20", bad: "3 to 100"},
+		{in: "0x0@20", bad: "3 to 100"},
+		{in: "9x6@0", bad: "above 0"},
+		{in: "9x6@-4", bad: "above 0"},
+		{in: "9x6", bad: "COLSxROWS@MM"},
+		{in: "9x6@20mm", bad: "COLSxROWS@MM"},
+		{in: "nine", bad: "COLSxROWS@MM"},
+	} {
+		got, err := ParseCard(c.in)
+		if c.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), c.bad) {
+				t.Errorf("ParseCard(%q) = %v, %v; want an error saying %q", c.in, got, err, c.bad)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("ParseCard(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	// OpenCV aborts the whole process on a pattern of two corners: the
+	// measurement refuses it first.
+	img, _ := renderCard(t, 9, 6, 20, [4]gocv.Point2f{{X: 340, Y: 120}, {X: 940, Y: 120}, {X: 940, Y: 560}, {X: 340, Y: 560}})
+	defer img.Close()
+	if _, err := MeasureBoard(img, 2, 2, 20, nil); err == nil {
+		t.Error("MeasureBoard with a 2x2 card gave no error")
+	}
+	if _, err := MeasureLens([]gocv.Mat{img, img, img}, 1, 1, 20); err == nil {
+		t.Error("MeasureLens with a 1x1 card gave no error")
+	}
+}
+
+// TestLensAfterBoard checks that a lens measured after the board leaves no
+// homography fitted to uncorrected points in use: seats wait for the
+// board step, which then fits it again with the lens.
+func TestLensAfterBoard(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, img gocv.Mat) string {
+		defer img.Close()
+		path := filepath.Join(dir, name)
+		if !gocv.IMWrite(path, img) {
+			t.Fatalf("cannot write %s", path)
+		}
+		return path
+	}
+	board, _ := renderCard(t, 9, 6, 20, [4]gocv.Point2f{{X: 400, Y: 140}, {X: 880, Y: 100}, {X: 1010, Y: 640}, {X: 250, Y: 600}})
+	boardPath := write("board.png", board)
+	var lensPaths []string
+	for i, pose := range [][5]float64{{0, 0, 0, 0, 420}, {0.35, 0, 20, 0, 450}, {0, -0.35, 0, 30, 430}} {
+		lensPaths = append(lensPaths, write(fmt.Sprintf("lens%d.png", i), renderPose(t, pose[0], pose[1], pose[2], pose[3], pose[4])))
+	}
+	f := &File{Version: Version}
+	s := &Session{File: f, Images: append(append([]string{boardPath}, lensPaths...), boardPath), Out: io.Discard}
+	if err := s.Board(DefaultCard); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seats([]string{"ann", "bob", "cat"}, Layout{Kind: "round", Radius: 400}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := f.SeatOf(640, 360); !ok {
+		t.Fatal("no seat from a measured board")
+	}
+	if err := s.Lens(DefaultCard, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Board.Stale {
+		t.Fatal("the board is not marked for measuring again after the lens step")
+	}
+	if seat, _, ok := f.SeatOf(640, 360); ok {
+		t.Fatalf("a stale board placed a die at seat %q; want none until the board step runs again", seat)
+	}
+	if _, err := s.teachSeats([]string{"ann"}); err == nil || !strings.Contains(err.Error(), "board step") {
+		t.Fatalf("teaching seats on a stale board: %v; want an error asking for the board step", err)
+	}
+	lens := f.Board.Lens
+	if err := s.Board(DefaultCard); err != nil {
+		t.Fatal(err)
+	}
+	if f.Board.Stale || f.Board.Lens != lens {
+		t.Fatalf("after the board step: stale %v, lens kept %v; want a fresh board with the lens", f.Board.Stale, f.Board.Lens == lens)
+	}
+	if _, _, ok := f.SeatOf(640, 360); !ok {
+		t.Fatal("no seat after the board was measured again")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"slices"
 	"sort"
+	"strings"
 
 	"gocv.io/x/gocv"
 
@@ -36,15 +37,36 @@ func (s *Session) Dice() error {
 		d.MinConfidence = s.File.Dice.MinConfidence
 	}
 	var sizes []float64
-	misread := 0
+	misread, contradicted := 0, 0
 	for r, row := range rows {
 		for i, die := range row {
 			sizes = append(sizes, die.Size)
 			if i > 0 && (die.Uncertain || die.Face != i+1) {
 				misread++
 				s.say("  row %d: the die showing %d reads as %v", r+1, i+1, die)
+				if !die.Uncertain {
+					contradicted++
+				}
 			}
 		}
+	}
+	// A face the reader is sure is another one says the row was laid out
+	// otherwise than asked: its templates would teach the wrong faces.
+	if contradicted > 0 {
+		err := fmt.Errorf("calibration: %d of the numbered dice read surely as another face: lay each row as the star, 2, 3, 4, 5, 6 from left to right and run this step again", contradicted)
+		if s.In == nil {
+			return err
+		}
+		s.say("  %v", err)
+		answer, aerr := s.ask("Are the rows laid out as asked all the same (keep this roll)? [y/N]")
+		if aerr != nil {
+			return aerr
+		}
+		if !strings.EqualFold(answer, "y") && !strings.EqualFold(answer, "yes") {
+			return err
+		}
+	}
+	for r, row := range rows {
 		for i, die := range row {
 			t, err := vision.LearnFaceTemplate(img, die, i+1)
 			if err != nil {
@@ -59,8 +81,8 @@ func (s *Session) Dice() error {
 	d.SizePx = sizes[len(sizes)/2]
 	s.File.Dice = d
 	s.say("  %d kind(s) of dice, %.0f px across; every face and the star's artwork learned", len(rows), d.SizePx)
-	if misread > 0 {
-		s.say("  %d of the numbered dice did not read as laid out: check the light and the camera's focus, then run this step again", misread)
+	if unsure := misread - contradicted; unsure > 0 {
+		s.say("  %d of the numbered dice read uncertain before this step: if 'liarsd calibrate check' still finds doubts, check the light and the camera's focus", unsure)
 	}
 	return nil
 }

@@ -1,12 +1,14 @@
 package calibration
 
 import (
+	"bufio"
 	"image"
 	"image/color"
 	"io"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -279,4 +281,34 @@ func calibrationGain(b *testing.B, hard conditions) {
 	b.ReportMetric(pct(after.right, after.dice), "%right-calibrated")
 	b.ReportMetric(pct(before.wrong, before.dice), "%wrong-uncalibrated")
 	b.ReportMetric(pct(after.wrong, after.dice), "%wrong-calibrated")
+}
+
+func TestDiceStepRefusesARowLaidOtherwise(t *testing.T) {
+	dir := t.TempDir()
+	img := houseTable(t, []int{6, 5, 4, 3, 2, 1}, 11, true) // right to left
+	path := filepath.Join(dir, "backwards.png")
+	gocv.IMWrite(path, img)
+	img.Close()
+	for _, c := range []struct {
+		name, answer string
+		keep         bool
+	}{
+		{"from images", "", false},
+		{"the installer says no", "n\n", false},
+		{"the installer confirms", "y\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &Session{File: &File{}, Images: []string{path}, Out: io.Discard}
+			if c.answer != "" {
+				s.In = bufio.NewReader(strings.NewReader(c.answer))
+			}
+			err := s.Dice()
+			if got := err == nil && s.File.Dice != nil; got != c.keep {
+				t.Fatalf("kept the roll: %v (err %v); want %v", got, err, c.keep)
+			}
+			if !c.keep && (s.File.Dice != nil || err == nil || !strings.Contains(err.Error(), "another face")) {
+				t.Fatalf("got %v, dice %+v; want an error naming faces read as another and the file unchanged", err, s.File.Dice)
+			}
+		})
+	}
 }

@@ -25,6 +25,29 @@ type Card struct {
 // (a 10x7 board) of 20 mm squares, printed on A4.
 var DefaultCard = Card{Cols: 9, Rows: 6, SquareMM: 20}
 
+// ParseCard reads a card as `liarsd calibrate --card` names it:
+// COLSxROWS@MM, inner corners and the square's side ("9x6@20").
+func ParseCard(s string) (Card, error) {
+	var c Card
+	var rest string
+	if n, _ := fmt.Sscanf(s, "%dx%d@%g%s", &c.Cols, &c.Rows, &c.SquareMM, &rest); n != 3 {
+		return Card{}, fmt.Errorf("calibration: card %q is not COLSxROWS@MM (inner corners, square mm), like %dx%d@%g", s, DefaultCard.Cols, DefaultCard.Rows, DefaultCard.SquareMM)
+	}
+	return c, c.check()
+}
+
+// check refuses a card OpenCV cannot find: its corner finder needs more
+// than two inner corners each way.
+func (c Card) check() error {
+	if c.Cols < 3 || c.Rows < 3 || c.Cols > 100 || c.Rows > 100 {
+		return fmt.Errorf("calibration: a card of %dx%d inner corners cannot be found; it needs 3 to 100 each way", c.Cols, c.Rows)
+	}
+	if !(c.SquareMM > 0 && c.SquareMM < 1000) {
+		return fmt.Errorf("calibration: a card's squares of %g mm: they need a size above 0 and below 1000 mm", c.SquareMM)
+	}
+	return nil
+}
+
 // Session runs calibration steps on one table's file. Each step takes its
 // images from Images when given (non-interactive, for scripts and tests)
 // or from Source after asking the installer; it changes File only when it
@@ -94,6 +117,9 @@ func (s *Session) capture(instruction string) (gocv.Mat, error) {
 // Board measures the board's geometry from the card laid on it. When the
 // lens was measured, the homography is measured on corrected points.
 func (s *Session) Board(card Card) error {
+	if err := card.check(); err != nil {
+		return err
+	}
 	s.say("Board: lay the %dx%d-square chessboard card flat in the middle of the board, its long side toward the first seat.", card.Cols+1, card.Rows+1)
 	img, err := s.capture("Card on the board?")
 	if err != nil {
@@ -115,6 +141,9 @@ func (s *Session) Board(card Card) error {
 
 // Lens measures the lens's distortion from several views of the card.
 func (s *Session) Lens(card Card, views int) error {
+	if err := card.check(); err != nil {
+		return err
+	}
 	if views < 3 {
 		views = 3
 	}
@@ -139,8 +168,10 @@ func (s *Session) Lens(card Card, views int) error {
 	if s.File.Board == nil {
 		s.File.Board = &Board{Cols: card.Cols, Rows: card.Rows, SquareMM: card.SquareMM, Homography: [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}}
 	}
-	s.File.Board.Lens = l
-	s.say("  lens measured: %.2f px reprojection error; run the board step again to use it", l.ErrorPx)
+	// The homography, if any, was fitted to uncorrected points: until the
+	// board step fits it again on corrected ones, it places nothing.
+	s.File.Board.Lens, s.File.Board.Stale = l, true
+	s.say("  lens measured: %.2f px reprojection error; now run the board step (board positions wait for it)", l.ErrorPx)
 	return nil
 }
 
@@ -207,7 +238,7 @@ func (s *Session) Seats(names []string, layout Layout) error {
 }
 
 func (s *Session) teachSeats(names []string) (Zones, error) {
-	if s.File.Board == nil {
+	if s.File.Board == nil || s.File.Board.Stale {
 		return nil, errors.New("calibration: teaching seats needs the board's geometry: run the board step first")
 	}
 	reader := vision.NewReader(s.File.VisionOptions())
@@ -266,9 +297,9 @@ func (f *File) VisionOptions() vision.Options {
 
 // SeatOf returns the seat a die seen at image point (x, y) belongs to, by
 // the board's geometry and the seat zones. ok is false when the file has
-// no board or no seats.
+// no board (or one the board step must measure again) or no seats.
 func (f *File) SeatOf(x, y float64) (seat string, inZone, ok bool) {
-	if f.Board == nil || len(f.Seats) == 0 {
+	if f.Board == nil || f.Board.Stale || len(f.Seats) == 0 {
 		return "", false, false
 	}
 	bx, by := f.Board.ToBoard(x, y)

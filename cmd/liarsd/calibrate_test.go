@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +34,25 @@ func writeCardImage(t *testing.T, path string) {
 	}
 	if !gocv.IMWrite(path, img) {
 		t.Fatal("cannot write the card image")
+	}
+}
+
+// writeRollImage saves a calibration roll: six white dice with black pips,
+// laid out star, 2, ..., 6.
+func writeRollImage(t *testing.T, path string) {
+	t.Helper()
+	scene := synth.Scene{Width: 800, Height: 300, DieSize: 48, Table: color.RGBA{50, 110, 60, 255}, Seed: 2}
+	for f := 1; f <= 6; f++ {
+		scene.Dice = append(scene.Dice, synth.Die{Face: f, One: synth.FilledStar, X: float64(100 + (f-1)*120), Y: 150,
+			Colour: color.RGBA{240, 240, 235, 255}, PipColour: color.RGBA{20, 20, 20, 255}, Rotation: float64(f * 7)})
+	}
+	img, _, err := synth.Render(scene)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	if !gocv.IMWrite(path, img) {
+		t.Fatal("cannot write the roll image")
 	}
 }
 
@@ -97,7 +118,11 @@ func TestCalibrateErrors(t *testing.T) {
 		{"no card in the image", []string{"--file", file, "--image", blank, "board"}, 1, "no chessboard card"},
 		{"no camera", []string{"--file", file, "--camera", "/dev/video99", "camera"}, 1, "camera"},
 		{"unknown step", []string{"--file", file, "dance"}, 2, "usage"},
+		{"two steps", []string{"--file", file, "board", "dice"}, 2, "usage"},
 		{"bad card", []string{"--file", file, "--card", "nine", "board"}, 1, "--card"},
+		// OpenCV aborts the process on a card of fewer than 3x3 corners.
+		{"card too small", []string{"--file", file, "--image", blank, "--card", "2x2@20", "board"}, 1, "3 to 100"},
+		{"all without seats", []string{"--file", file, "--image", blank, "all"}, 1, "--seats"},
 		{"taught seats without a board", []string{"--file", file, "--image", blank, "--layout", "taught", "--seats", "a,b", "seats"}, 1, "board step first"},
 	}
 	for _, tt := range tests {
@@ -119,18 +144,7 @@ func TestCalibrateDiceAndCheck(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "cal.json")
 	roll := filepath.Join(dir, "roll.png")
-	// Six white dice with black pips, laid out star, 2, ..., 6.
-	scene := synth.Scene{Width: 800, Height: 300, DieSize: 48, Table: color.RGBA{50, 110, 60, 255}, Seed: 2}
-	for f := 1; f <= 6; f++ {
-		scene.Dice = append(scene.Dice, synth.Die{Face: f, One: synth.FilledStar, X: float64(100 + (f-1)*120), Y: 150,
-			Colour: color.RGBA{240, 240, 235, 255}, PipColour: color.RGBA{20, 20, 20, 255}, Rotation: float64(f * 7)})
-	}
-	img, _, err := synth.Render(scene)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gocv.IMWrite(roll, img)
-	img.Close()
+	writeRollImage(t, roll)
 	if code, out, errs := calibrate(t, "", "--file", file, "--image", roll, "dice"); code != 0 {
 		t.Fatalf("dice: exit %d\n%s%s", code, out, errs)
 	}
@@ -141,7 +155,79 @@ func TestCalibrateDiceAndCheck(t *testing.T) {
 	if code, out, _ := calibrate(t, "", "--file", file, "--image", roll, "--expect", "6", "check"); code != 0 || !strings.Contains(out, "ready") {
 		t.Fatalf("check of the roll: exit %d, %q; want ready", code, out)
 	}
-	if code, out, _ := calibrate(t, "", "--file", file, "--image", roll, "--expect", "9", "check"); code != 1 || !strings.Contains(out, "needs attention") {
+	if code, out, _ := calibrate(t, "", "--file", file, "--image", roll, "check", "--expect", "9"); code != 1 || !strings.Contains(out, "needs attention") {
 		t.Fatalf("check expecting 9 of 6 dice: exit %d, %q; want needs attention", code, out)
+	}
+}
+
+func TestCalibrateAll(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cal.json")
+	card, blank, roll := filepath.Join(dir, "card.png"), filepath.Join(dir, "blank.png"), filepath.Join(dir, "roll.png")
+	writeCardImage(t, card)
+	writeRollImage(t, roll)
+	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(120, 130, 110, 0), 480, 640, gocv.MatTypeCV8UC3)
+	gocv.IMWrite(blank, img)
+	img.Close()
+
+	// Images for board, background and dice; seats drawn round.
+	code, out, errs := calibrate(t, "", "--file", file, "--image", card, "--image", blank, "--image", roll, "--seats", "ann,bob,cy", "all")
+	if code != 0 {
+		t.Fatalf("all: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"camera: skipped", "== board", "== background", "== seats", "== dice", "leds: skipped", "buttons: skipped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("all's output lacks %q:\n%s", want, out)
+		}
+	}
+	f, err := calibration.Load(file)
+	if err != nil || f.Board == nil || len(f.Seats) != 3 || f.Dice == nil || f.Background == "" {
+		t.Fatalf("after all: %+v, %v; want board, 3 seats, dice and background", f, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, f.Background)); err != nil {
+		t.Errorf("background image: %v", err)
+	}
+
+	// A step that fails stops the rest; the steps before it stay saved.
+	os.Remove(file)
+	code, _, errs = calibrate(t, "", "--file", file, "--image", card, "--seats", "ann,bob", "all")
+	if code != 1 || !strings.Contains(errs, "background:") || !strings.Contains(errs, "before it are saved") {
+		t.Fatalf("all with one image: exit %d, %q; want exit 1 naming the background step", code, errs)
+	}
+	if f, err := calibration.Load(file); err != nil || f.Board == nil || f.Dice != nil {
+		t.Fatalf("after a failed all: %+v, %v; want the board saved and no dice", f, err)
+	}
+}
+
+func TestCalibrateButtonsOnTheSimulatedBoard(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cal.json")
+	hw := filepath.Join(dir, "board.yaml")
+	os.WriteFile(hw, []byte("driver: sim\nseats: [ann, bob]\ntrack: {number_spaces: 10, star_spaces: 5}\n"), 0o644)
+	// The installer presses each button as asked, but bob's bid button
+	// arrives as his challenge button, and the other way around.
+	var typed strings.Builder
+	for _, seat := range []string{"ann", "bob"} {
+		for _, b := range []string{"u", "d", "f", "b", "c", "s"} {
+			switch {
+			case seat == "bob" && b == "b":
+				b = "c"
+			case seat == "bob" && b == "c":
+				b = "b"
+			}
+			fmt.Fprintf(&typed, "%s %s\n", seat, b)
+		}
+	}
+	code, out, errs := calibrate(t, typed.String(), "--file", file, "--hardware", hw, "--wait", "5s", "buttons")
+	if code != 0 {
+		t.Fatalf("buttons: exit %d\n%s%s", code, out, errs)
+	}
+	f, err := calibration.Load(file)
+	if err != nil || f.Wiring == nil {
+		t.Fatalf("after buttons: %+v, %v", f, err)
+	}
+	want := map[string]string{"bob/challenge": "bob/bid", "bob/bid": "bob/challenge"}
+	if !maps.Equal(f.Wiring.Buttons, want) {
+		t.Fatalf("button map %v; want %v", f.Wiring.Buttons, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -41,6 +42,7 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	plainDice := fs.Bool("plain-dice", false, "the dice carry a plain pip on their 1 face (a star-like face is flagged uncertain)")
 	minConf := fs.Float64("min-confidence", vision.DefaultMinConfidence, "confidence below which a die is flagged uncertain")
 	annotate := fs.String("annotate", "", "folder to write each image into with the dice drawn on it")
+	calFile := fs.String("calibration", "", "the table's calibration file (liarsd calibrate): its view, die size, threshold and face templates; flags given here win")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd read [flags] IMAGE...\n\nPrints one JSON object per image per line:\n"+
 			`{"image": PATH, "dice": [{"face": 1-6, "star": bool, "x": px, "y": px, "size": px, "confidence": 0-1, "uncertain": bool}], "ms": float}`+
@@ -65,7 +67,35 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return 1
 		}
 	}
-	reader := vision.NewReader(vision.Options{View: v, DieSize: *dieSize, StarDice: *starDice, PlainDice: *plainDice, MinConfidence: *minConf})
+	o := vision.Options{View: v, DieSize: *dieSize, StarDice: *starDice, PlainDice: *plainDice, MinConfidence: *minConf}
+	var reader diceReader = vision.NewReader(o)
+	if *calFile != "" {
+		cal, err := calibration.Load(*calFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "read: %v\n", err)
+			return 1
+		}
+		// The calibration's options, where the command line does not say.
+		co := cal.VisionOptions()
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "view":
+				co.View = o.View
+			case "die-size":
+				co.DieSize = o.DieSize
+			case "min-confidence":
+				co.MinConfidence = o.MinConfidence
+			}
+		})
+		if co.MinConfidence == 0 {
+			co.MinConfidence = o.MinConfidence
+		}
+		co.StarDice, co.PlainDice = o.StarDice, o.PlainDice
+		if reader, err = cal.ReaderWith(co); err != nil {
+			fmt.Fprintf(stderr, "read: %v\n", err)
+			return 1
+		}
+	}
 	enc := json.NewEncoder(stdout)
 	code := 0
 	for _, path := range fs.Args() {
@@ -85,8 +115,14 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	return code
 }
 
+// diceReader reads the dice in an image: a *vision.Reader, or a
+// calibrated table's *calibration.Reader.
+type diceReader interface {
+	Read(img gocv.Mat) ([]vision.Die, error)
+}
+
 // readOne reads one image file; its errors go into the result.
-func readOne(reader *vision.Reader, path, annotate string) readResult {
+func readOne(reader diceReader, path, annotate string) readResult {
 	res := readResult{Image: path, Dice: []vision.Die{}}
 	img, err := vision.LoadImage(path)
 	if err != nil {

@@ -9,11 +9,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
 
+	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/vision/synth"
 )
 
@@ -269,6 +271,51 @@ func TestReadBenchCeiling(t *testing.T) {
 		want := fmt.Sprintf("face network alone at %s (%d dice): likeliest face right 100.00%%; trusted above p ", boxes, len(truth))
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("readbench printed %q; want a line with %q", out.String(), want)
+		}
+	}
+}
+
+// TestReadWithCalibration reads with a table's calibration file: its
+// settings hold where the command line says nothing, and flags win.
+func TestReadWithCalibration(t *testing.T) {
+	img := filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png")
+	dir := t.TempDir()
+	cal := filepath.Join(dir, "calibration.json")
+	if err := calibration.Save(cal, &calibration.File{Camera: &calibration.Camera{View: "bottom"}}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(args ...string) readResult {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := runRead(context.Background(), append(args, img), nil, &out, &errOut); code != 0 {
+			t.Fatalf("read %q: exit %d: %s", args, code, errOut.String())
+		}
+		var res readResult
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	faces := func(r readResult) []int {
+		var f []int
+		for _, d := range r.Dice {
+			f = append(f, d.Face)
+		}
+		return f
+	}
+	top, bottom := faces(read()), faces(read("-view", "bottom"))
+	if got := faces(read("-calibration", cal)); !slices.Equal(got, bottom) {
+		t.Errorf("with a calibration that looks from below: faces %v; want %v (as -view bottom)", got, bottom)
+	}
+	if got := faces(read("-calibration", cal, "-view", "top")); !slices.Equal(got, top) {
+		t.Errorf("with that calibration and -view top: faces %v; want %v (the flag wins)", got, top)
+	}
+
+	os.WriteFile(filepath.Join(dir, "v7.json"), []byte(`{"version":7}`), 0o644)
+	for _, bad := range []string{filepath.Join(dir, "missing.json"), filepath.Join(dir, "v7.json")} {
+		var out, errOut bytes.Buffer
+		if code := runRead(context.Background(), []string{"-calibration", bad, img}, nil, &out, &errOut); code != 1 || out.Len() != 0 || !strings.Contains(errOut.String(), "read: ") {
+			t.Errorf("calibration %s: exit %d, out %q, err %q; want exit 1, a clear error and no reads", bad, code, out.String(), errOut.String())
 		}
 	}
 }
