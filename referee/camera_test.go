@@ -2,9 +2,11 @@ package referee_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,5 +123,117 @@ func TestCameraInDoubtAsksForALook(t *testing.T) {
 	}
 	if st := h.rec.lastState(t); st["status"] != string(referee.StatusReady) {
 		t.Errorf("status after the reveal: %v; want ready", st["status"])
+	}
+}
+
+// TestCameraReadsTheOpeningRoll plays star-board with no first seat: the
+// seats roll all their dice in the open, and the camera reads the roll
+// that decides who opens, as it reads a reveal.
+func TestCameraReadsTheOpeningRoll(t *testing.T) {
+	names := []string{"ann", "bob"}
+	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
+	table := demo.NewTable(5)
+	cam := demo.NewCamera(table, layout, true, 5)
+	defer cam.Close()
+	table.Roll(map[string]int{"ann": 5, "bob": 5}, 6)
+	// Most stars opens; a tie goes to the higher sum of the other dice.
+	score := func(faces []int) (stars, sum int) {
+		for _, f := range faces {
+			if f == 1 {
+				stars++
+			} else {
+				sum += f
+			}
+		}
+		return
+	}
+	roll := table.All()
+	as, asum := score(roll["ann"])
+	bs, bsum := score(roll["bob"])
+	if as == bs && asum == bsum {
+		t.Fatalf("the table's roll %v ties: pick another seed", roll)
+	}
+	want := "ann"
+	if bs > as || (bs == as && bsum > asum) {
+		want = "bob"
+	}
+
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{
+		Camera: cam, Reader: vision.NewReader(vision.Options{StarDice: true}),
+		Zones: referee.NearestSeat{Positions: layout.Positions()}, RetryCapture: 50 * time.Millisecond,
+	})
+	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
+	h.rec.waitFor(t, "the camera's opening roll to start the first hand", func() bool {
+		return strings.Contains(h.rec.eventLines(), `"type":"hand_started"`)
+	})
+	if got := h.rec.eventLines(); !strings.Contains(got, `"opener":"`+want+`"`) {
+		t.Errorf("events after the opening roll %v:\n%s\nwant %s to open", roll, got, want)
+	}
+	h.stop()
+	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
+		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
+	}
+}
+
+// TestCameraWaitsForTheReroll reads an opening roll that ties: the camera
+// does not read the same dice again as the re-roll, and reads the re-roll
+// once the tied seats have rolled.
+func TestCameraWaitsForTheReroll(t *testing.T) {
+	names := []string{"ann", "bob"}
+	layout := demo.Layout{Width: 800, Height: 480, DieSize: 40, Seats: names}
+	pos := layout.Positions()
+	var mu sync.Mutex
+	rolls := map[string][]int{"ann": {1, 2, 3, 4, 5}, "bob": {5, 4, 1, 3, 2}} // a star each, and 14: a tie
+	src := synth.NewSource(func(frame int) synth.Scene {
+		mu.Lock()
+		defer mu.Unlock()
+		s := synth.Scene{Width: 800, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame)}
+		for i, seat := range names {
+			for k, f := range rolls[seat] {
+				s.Dice = append(s.Dice, synth.Die{X: pos[i].X + float64(k-2)*56, Y: pos[i].Y, Face: f, One: synth.FilledStar,
+					Colour: synth.Palettes[2].Body, PipColour: synth.Palettes[2].Pips, Rotation: float64(11*k + 3)})
+			}
+		}
+		return s
+	})
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{
+		Camera: sourceCamera{src}, Reader: vision.NewReader(vision.Options{StarDice: true}),
+		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 50 * time.Millisecond,
+	})
+	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
+	h.rec.waitFor(t, "the tied roll read and a look asked for the re-roll", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		for _, v := range h.rec.vision {
+			if strings.Contains(string(v), "not rolled again") {
+				return true
+			}
+		}
+		return false
+	})
+	if got := h.rec.eventLines(); strings.Contains(got, "hand_started") {
+		t.Fatalf("a hand started on a tie:\n%s", got)
+	}
+	mu.Lock()
+	rolls = map[string][]int{"ann": {2, 3, 4, 6, 6}, "bob": {1, 1, 2, 2, 3}} // bob has two stars
+	mu.Unlock()
+	h.rec.waitFor(t, "the re-roll read", func() bool {
+		return strings.Contains(h.rec.eventLines(), `"type":"hand_started"`)
+	})
+	if got := h.rec.eventLines(); !strings.Contains(got, `"opener":"bob"`) {
+		t.Errorf("events:\n%s\nwant bob to open", got)
+	}
+	h.stop()
+	journal, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(journal), `"opening_roll"`); n != 2 {
+		t.Errorf("the journal holds %d opening rolls; want 2 (the tie and the re-roll):\n%s", n, journal)
+	}
+	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
+		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
 	}
 }

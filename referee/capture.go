@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
@@ -26,14 +28,39 @@ type lookMessage struct {
 	RetryMS int64 `json:"retry_ms"`
 }
 
-// maybeCapture starts a read of the table when a reveal is awaited, a
-// camera is configured and no read is running.
+// awaitedRead is what the camera is to read now: the reveal after a call,
+// or star-board's opening roll (every still-tied seat rolls all its dice
+// in the open). want holds the dice of the seats whose dice the camera
+// reads (not the computer seats'); kind is "" when nothing is awaited.
+func (r *Referee) awaitedRead() (kind string, want map[string]int) {
+	snap := r.table.Snapshot()
+	switch snap.Phase {
+	case engine.PhaseReveal:
+		return engine.ActReveal, r.physical(r.table.DiceInPlay())
+	case engine.PhaseOpening:
+		want = map[string]int{}
+		for _, st := range snap.Seats {
+			if slices.Contains(snap.Rolling, st.Name) {
+				want[st.Name] = st.Dice
+			}
+		}
+		return engine.ActOpeningRoll, r.physical(want)
+	}
+	return "", nil
+}
+
+// maybeCapture starts a read of the table when a reveal or an opening roll
+// is awaited, a camera is configured and no read is running.
 func (r *Referee) maybeCapture() {
-	if r.capture.running || r.table.Snapshot().Phase != engine.PhaseReveal {
+	if r.capture.running {
 		return
 	}
-	if len(r.physical(r.table.DiceInPlay())) == 0 { // only computer seats: the engine has every die
-		r.post(func() { r.apply([]byte(`{"type":"reveal","dice":{}}`), SourceCamera) })
+	kind, want := r.awaitedRead()
+	if kind == "" {
+		return
+	}
+	if len(want) == 0 { // only computer seats: the engine has every die
+		r.post(func() { r.apply(diceLine(kind, map[string][]int{}), SourceCamera) })
 		return
 	}
 	if r.cfg.Camera == nil {
@@ -46,14 +73,43 @@ func (r *Referee) maybeCapture() {
 	r.capture.attempt++
 	r.capture.running = true
 	attempt := r.capture.attempt
-	want := r.physical(r.table.DiceInPlay())
 	r.updateStatus()
 	go func() {
 		start := r.cfg.Clock.Now()
 		dice, err := r.read()
 		took := r.cfg.Clock.Now().Sub(start)
-		r.post(func() { r.captured(version, attempt, want, dice, took, err) })
+		r.post(func() { r.captured(version, attempt, kind, want, dice, took, err) })
 	}()
+}
+
+// rollUnchanged reports whether dice, seat by seat, are the faces of this
+// game's last opening roll: after a tie the tied seats roll again, and
+// until they do, the camera sees the roll that tied.
+func (r *Referee) rollUnchanged(dice map[string][]int) bool {
+	for i := len(r.lines) - 1; i >= 0; i-- {
+		var l struct {
+			Type string           `json:"type"`
+			Dice map[string][]int `json:"dice"`
+		}
+		if json.Unmarshal(r.lines[i], &l) != nil {
+			continue
+		}
+		switch l.Type {
+		case engine.ActNewGame:
+			return false
+		case engine.ActOpeningRoll:
+			for seat, faces := range dice {
+				a, b := slices.Clone(faces), slices.Clone(l.Dice[seat])
+				slices.Sort(a)
+				slices.Sort(b)
+				if !slices.Equal(a, b) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // read captures an image and reads its dice.
@@ -75,29 +131,36 @@ func (r *Referee) read() (dice []vision.Die, err error) {
 }
 
 // captured takes a read's result on the referee's goroutine.
-func (r *Referee) captured(version, attempt int, want map[string]int, dice []vision.Die, took time.Duration, err error) {
+func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, took time.Duration, err error) {
 	r.capture.running = false
-	if version != len(r.lines) || r.table.Snapshot().Phase != engine.PhaseReveal {
-		// The reveal came by another way (an operator) meanwhile.
+	if version != len(r.lines) {
+		// The table moved on meanwhile (an operator entered the dice).
 		r.maybeCapture()
 		return
 	}
+	what := strings.ReplaceAll(kind, "_", " ")
 	if err != nil {
 		r.onRead(took, "error", 0)
-		r.log.Warn("referee: reading the reveal failed", "attempt", attempt, "err", err)
+		r.log.Warn("referee: reading the "+what+" failed", "attempt", attempt, "err", err)
 		r.needsLook(attempt, Look{}, err.Error())
 		return
 	}
 	look := CheckRead(dice, r.cfg.Zones, want)
 	if !look.OK {
 		r.onRead(took, "needs_look", len(look.Doubts))
-		r.log.Warn("referee: the reveal needs a look", "attempt", attempt, "dice_read", len(dice), "doubts", len(look.Doubts), "message", look.Message(), "took", took)
+		r.log.Warn("referee: the "+what+" needs a look", "attempt", attempt, "dice_read", len(dice), "doubts", len(look.Doubts), "message", look.Message(), "took", took)
 		r.needsLook(attempt, look, look.Message())
 		return
 	}
+	if kind == engine.ActOpeningRoll && r.rollUnchanged(look.Dice) {
+		// A tie: the table still shows the roll that tied.
+		r.onRead(took, "needs_look", 0)
+		r.needsLook(attempt, Look{Counts: look.Counts}, "the tied seats have not rolled again yet")
+		return
+	}
 	r.onRead(took, "ok", 0)
-	r.log.Info("referee: reveal read", "attempt", attempt, "dice", len(dice), "took", took)
-	rep := r.apply(revealLine(look.Dice), SourceCamera)
+	r.log.Info("referee: "+what+" read", "attempt", attempt, "dice", len(dice), "took", took)
+	rep := r.apply(diceLine(kind, look.Dice), SourceCamera)
 	if !rep.OK {
 		// Counts matched but the engine refused the faces (a shown die not
 		// among them): the read is wrong somewhere.
@@ -106,7 +169,8 @@ func (r *Referee) captured(version, attempt int, want map[string]int, dice []vis
 }
 
 // needsLook shows "needs a look", publishes what is in doubt and schedules
-// another capture. An operator's reveal is accepted meanwhile.
+// another capture. An operator's reveal or opening roll is accepted
+// meanwhile.
 func (r *Referee) needsLook(attempt int, look Look, message string) {
 	r.capture.doubt = true
 	r.updateStatus()

@@ -130,14 +130,14 @@ func compact(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// revealLine is the record line of a reveal.
-func revealLine(dice map[string][]int) []byte {
+// diceLine is the record line of a reveal or an opening roll (kind).
+func diceLine(kind string, dice map[string][]int) []byte {
 	b, err := json.Marshal(struct {
 		Type string           `json:"type"`
 		Dice map[string][]int `json:"dice"`
-	}{"reveal", dice})
+	}{kind, dice})
 	if err != nil {
-		panic(fmt.Sprintf("referee: marshalling a reveal: %v", err)) // maps of ints always marshal
+		panic(fmt.Sprintf("referee: marshalling a %s: %v", kind, err)) // maps of ints always marshal
 	}
 	return b
 }

@@ -506,10 +506,12 @@ func (r *Referee) publishState() {
 // shows it.
 func (r *Referee) updateStatus() {
 	s := StatusReady
+	phase := r.table.Snapshot().Phase
 	switch {
 	case r.statusErr != "":
 		s = StatusError
-	case r.table.Snapshot().Phase == engine.PhaseReveal:
+	case phase == engine.PhaseReveal || phase == engine.PhaseOpening:
+		// The dice on the table are awaited: from the camera, or by hand.
 		switch {
 		case r.cfg.Camera == nil:
 			s = StatusWaitingReveal

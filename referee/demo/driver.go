@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
@@ -38,6 +39,7 @@ type Driver struct {
 	snap    engine.Snapshot
 	version int
 	acted   int
+	rolled  int // the version whose opening roll is on the table
 	games   int
 	revealT time.Time
 	done    chan struct{}
@@ -55,7 +57,7 @@ func (d *Driver) Observe(ch referee.Change) {
 
 // NewDriver returns a driver; set its fields before Run.
 func NewDriver() *Driver {
-	return &Driver{changes: make(chan referee.Change, 4096), acted: -1, done: make(chan struct{})}
+	return &Driver{changes: make(chan referee.Change, 4096), acted: -1, rolled: -1, done: make(chan struct{})}
 }
 
 // Done is closed when the driver has played its games.
@@ -121,14 +123,23 @@ func (d *Driver) act(ctx context.Context) bool {
 		}
 	}
 	s := d.snap
-	if s.Phase == engine.PhaseReveal {
+	if s.Phase == engine.PhaseOpening && d.Camera != nil && d.rolled != d.version {
+		// The tied seats roll in the open; the referee's camera reads it.
+		d.rolled = d.version
+		d.rollOpening()
+	}
+	if s.Phase == engine.PhaseReveal || (s.Phase == engine.PhaseOpening && d.Camera != nil) {
 		if d.revealT.IsZero() {
 			d.revealT = time.Now()
 		}
 		if d.OperatorAfter > 0 && time.Since(d.revealT) > d.OperatorAfter && d.acted != d.version {
 			d.acted = d.version
-			d.Say("operator: the camera needs a look; entering the reveal by hand")
-			b, _ := json.Marshal(map[string]any{"type": "reveal", "dice": d.Table.All()})
+			kind := engine.ActReveal
+			if s.Phase == engine.PhaseOpening {
+				kind = engine.ActOpeningRoll
+			}
+			d.Say("operator: the camera needs a look; entering the %s by hand", strings.ReplaceAll(kind, "_", " "))
+			b, _ := json.Marshal(map[string]any{"type": kind, "dice": d.Table.All()})
 			d.do(ctx, b, referee.SourceOperator)
 		}
 		return false
@@ -152,9 +163,11 @@ func (d *Driver) act(ctx context.Context) bool {
 		}
 		d.acted = d.version
 		d.startGame(ctx)
-	case engine.PhaseOpening:
+	case engine.PhaseOpening: // no camera: the operator enters the roll
 		d.acted = d.version
-		d.openingRoll(ctx)
+		d.rollOpening()
+		b, _ := json.Marshal(map[string]any{"type": engine.ActOpeningRoll, "dice": d.Table.All()})
+		d.do(ctx, b, referee.SourceOperator)
 	case engine.PhaseBidding:
 		if s.Turn == nil {
 			return false
@@ -194,9 +207,9 @@ func (d *Driver) startGame(ctx context.Context) {
 	d.do(ctx, d.NewGame(d.games), referee.SourceOperator)
 }
 
-// openingRoll rolls for the seats still tied for the first opener: the
-// engine's snapshot names them.
-func (d *Driver) openingRoll(ctx context.Context) {
+// rollOpening rolls the physical table for the seats still tied for the
+// first opener: the engine's snapshot names them.
+func (d *Driver) rollOpening() {
 	counts := map[string]int{}
 	for _, st := range d.snap.Seats {
 		if slices.Contains(d.snap.Rolling, st.Name) {
@@ -204,9 +217,7 @@ func (d *Driver) openingRoll(ctx context.Context) {
 		}
 	}
 	d.Table.Roll(counts, d.snap.Sides)
-	roll := d.Table.All()
-	b, _ := json.Marshal(map[string]any{"type": "opening_roll", "dice": roll})
-	d.do(ctx, b, referee.SourceOperator)
+	d.warm()
 }
 
 // move plays seat's turn.
