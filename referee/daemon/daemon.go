@@ -151,19 +151,23 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		}
 	}
 	if o.Camera != nil || c.Camera.Source != "" {
-		rc.Camera = o.Camera
-		var cam any = o.Camera
-		if rc.Camera == nil {
-			src, err := vision.Open(c.Camera.Source)
-			if err != nil {
-				return fmt.Errorf("daemon: camera: %w", err)
+		settings := func(cam any) {
+			if cal != nil && cal.Camera != nil {
+				applyCameraSettings(cam, cal.Camera, log)
 			}
-			closers = append(closers, src.Close)
-			rc.Camera = &lockedCamera{src: src}
-			cam = src
 		}
-		if cal != nil && cal.Camera != nil {
-			applyCameraSettings(cam, cal.Camera, log)
+		rc.Camera = o.Camera
+		if rc.Camera != nil {
+			settings(o.Camera)
+		} else {
+			// A missing camera does not stop the table: reads ask for a
+			// look (the operator enters the dice) until it answers.
+			tc := &tableCamera{spec: c.Camera.Source, open: vision.Open, opened: func(src vision.Source) { settings(src) }}
+			if err := tc.connect(); err != nil {
+				log.Error("daemon: the camera is not available: the referee starts without it, asks for a look at each reveal and tries the camera again each time", "source", c.Camera.Source, "err", err)
+			}
+			closers = append(closers, tc.Close)
+			rc.Camera = tc
 		}
 		rc.Reader = o.Reader
 		if rc.Reader == nil {
@@ -405,17 +409,61 @@ func applyCameraSettings(cam any, set *calibration.Camera, log *slog.Logger) {
 	log.Info("daemon: the calibration's camera settings applied", applied...)
 }
 
-// lockedCamera serialises captures: vision sources are not safe for
-// concurrent use, and a retry may overlap a slow capture.
-type lockedCamera struct {
-	mu  sync.Mutex
-	src vision.Source
+// tableCamera is the table's camera as the referee uses it. It captures
+// one frame at a time (vision sources are not safe for concurrent use, and
+// a retry may overlap a slow capture), and it opens the source again when
+// the source is missing or a capture fails, so that a camera plugged in
+// late, or unplugged and plugged in again, comes back without a restart.
+type tableCamera struct {
+	mu     sync.Mutex
+	spec   string
+	open   func(spec string) (vision.Source, error)
+	opened func(vision.Source) // after each opening: the calibration's settings
+	src    vision.Source
 }
 
-func (l *lockedCamera) Capture() (gocv.Mat, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.src.Capture()
+// connect opens the source if it is not open.
+func (c *tableCamera) connect() error {
+	if c.src != nil {
+		return nil
+	}
+	src, err := c.open(c.spec)
+	if err != nil {
+		return err
+	}
+	c.src = src
+	if c.opened != nil {
+		c.opened(src)
+	}
+	return nil
+}
+
+// Capture reads a frame, opening the source first when it is not open; a
+// failed capture closes it, to be opened again at the next capture.
+func (c *tableCamera) Capture() (gocv.Mat, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.connect(); err != nil {
+		return gocv.Mat{}, err
+	}
+	img, err := c.src.Capture()
+	if err != nil {
+		c.src.Close()
+		c.src = nil
+	}
+	return img, err
+}
+
+// Close releases the source.
+func (c *tableCamera) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.src == nil {
+		return nil
+	}
+	err := c.src.Close()
+	c.src = nil
+	return err
 }
 
 // publisherProxy lets the referee exist before the MQTT client, so that a

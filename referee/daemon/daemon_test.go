@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+	"gocv.io/x/gocv"
 
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/hardware"
@@ -518,7 +520,7 @@ func TestVisionTopicOverMQTT(t *testing.T) {
 		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame),
 			Dice: []synth.Die{
 				{X: 140, Y: 240, Face: 4, Colour: white.Body, PipColour: white.Pips},
-				{X: 190, Y: 240, Face: 2, Colour: white.Body, PipColour: white.Pips},
+				{X: 190, Y: 240, Face: 5, Colour: white.Body, PipColour: white.Pips},
 				{X: 480, Y: 240, Face: 6, Colour: white.Body, PipColour: white.Pips},
 			}}
 	})
@@ -746,5 +748,78 @@ func TestStateAgainAfterBrokerForgets(t *testing.T) {
 	})
 	if st := later.On("liarsdice/t1/state"); !strings.Contains(string(st[len(st)-1].Payload), `"phase":"bidding"`) {
 		t.Errorf("state after the broker forgot: %s; want the game in progress", st[len(st)-1].Payload)
+	}
+}
+
+// A camera missing at start does not stop the table: the referee starts,
+// a reveal asks for a look with the camera's error, and once the camera
+// is there (here a folder source that appears) the next try reads it.
+func TestCameraPluggedInLate(t *testing.T) {
+	c := testConfig(t, "")
+	c.Seats = []config.Seat{{Name: "ann", X: 160, Y: 240}, {Name: "bob", X: 480, Y: 240}}
+	camDir := filepath.Join(t.TempDir(), "camera")
+	c.Camera.Source = "dir:" + camDir
+	c.Camera.Retry = 100 * time.Millisecond
+	r := runDaemon(t, c)
+	sub := mqtttest.Subscribe(t, r.url, "operator", "liarsdice/t1/#")
+	for _, line := range []string{
+		`{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":2,"options":{"dice":2}}`,
+		`{"type":"bid","seat":"ann","quantity":2,"face":4}`,
+		`{"type":"challenge","seat":"bob"}`,
+	} {
+		sub.Publish(t, "liarsdice/t1/cmd", []byte(line))
+	}
+	sub.Wait(t, 15*time.Second, "a look asked for, naming the missing camera", func([]mqtttest.Message) bool {
+		for _, m := range sub.On("liarsdice/t1/vision") {
+			if bytes.Contains(m.Payload, []byte("camera")) {
+				return true
+			}
+		}
+		return false
+	})
+
+	// The camera arrives: the table as it lies.
+	white := synth.Palettes[0]
+	img, _, err := synth.Render(synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: 1,
+		Dice: []synth.Die{
+			{X: 115, Y: 240, Face: 4, Colour: white.Body, PipColour: white.Pips},
+			{X: 205, Y: 240, Face: 5, Colour: white.Body, PipColour: white.Pips},
+			{X: 435, Y: 240, Face: 6, Colour: white.Body, PipColour: white.Pips},
+			{X: 525, Y: 240, Face: 3, Colour: white.Body, PipColour: white.Pips},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	staging := filepath.Join(t.TempDir(), "staging")
+	os.Mkdir(staging, 0o755)
+	ok := gocv.IMWrite(filepath.Join(staging, "frame.png"), img)
+	img.Close()
+	if !ok {
+		t.Fatal("cannot write the camera's frame")
+	}
+	if err := os.Rename(staging, camDir); err != nil {
+		t.Fatal(err)
+	}
+	ms := sub.Wait(t, 15*time.Second, "the camera's reveal", func(ms []mqtttest.Message) bool {
+		for _, m := range ms {
+			if m.Topic == "liarsdice/t1/events" && bytes.Contains(m.Payload, []byte(`"type":"resolved"`)) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, m := range ms {
+		if m.Topic == "liarsdice/t1/events" && bytes.Contains(m.Payload, []byte(`"type":"revealed"`)) {
+			var ev struct {
+				Dice map[string][]int `json:"dice"`
+			}
+			json.Unmarshal(m.Payload, &ev)
+			for seat, want := range map[string][]int{"ann": {4, 5}, "bob": {3, 6}} {
+				got := slices.Sorted(slices.Values(ev.Dice[seat]))
+				if !slices.Equal(got, want) {
+					t.Errorf("%s revealed %v; want %v", seat, got, want)
+				}
+			}
+		}
 	}
 }
