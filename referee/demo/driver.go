@@ -278,7 +278,7 @@ func (d *Driver) narrate(ch referee.Change, typ, seat string) {
 	case engine.ActNewGame:
 		d.Say("new game of %s: %v", a.Rules, a.Seats)
 	case engine.ActOpeningRoll:
-		d.Say("opening roll: %v", a.Dice)
+		d.Say("opening roll (%s): %v", ch.Source, a.Dice)
 	case engine.ActBid:
 		d.Say("%s bids %s", seat, bidName(a.Quantity, a.Face, star))
 	case engine.ActShow:
