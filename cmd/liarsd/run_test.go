@@ -31,6 +31,55 @@ func TestRunCheck(t *testing.T) {
 	}
 }
 
+// liarsd run --check refuses what liarsd run would refuse at start, naming
+// the setting (the systemd unit checks the file before each start).
+func TestRunCheckRefusesWhatRunRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notCalibration := write("passwd", "root:x:0:0:root:/root:/bin/bash\n")
+	for _, c := range []struct{ name, yaml, want string }{
+		{"exposed.yaml", "broker: {embedded: {listen: '0.0.0.0:1883'}}\n",
+			"broker.embedded.users: mqtt: the embedded broker listens beyond loopback but no users are configured"},
+		{"exposed-ws.yaml", "broker: {embedded: {websocket: '0.0.0.0:1884'}}\n", "broker.embedded.users:"},
+		{"calibration.yaml", "calibration: " + notCalibration + "\n", "calibration: " + notCalibration + ": not a calibration file"},
+		{"ca.yaml", "broker: {url: 'ssl://broker.lan:8883', ca_file: " + notCalibration + "}\n", "broker.ca_file: mqtt: CA file " + notCalibration + " holds no PEM certificate"},
+		{"websocket.yaml", "broker: {url: 'tcp://broker.lan:1883', websocket: 'http://broker.lan:9001'}\n", "broker.websocket:"},
+	} {
+		var out, errOut bytes.Buffer
+		code := dispatch(context.Background(), []string{"run", "--check", "--config", write(c.name, c.yaml)}, nil, &out, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), c.want) || strings.Contains(out.String(), "valid") {
+			t.Errorf("run --check on %s: got code %d, out %q, err %q; want 1 and an error with %q", c.name, code, out.String(), errOut.String(), c.want)
+		}
+	}
+}
+
+// Without --config and without the default file, --check says the file is
+// missing and that run uses the defaults; it does not call it valid.
+func TestRunCheckWithoutTheDefaultFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "liarsd.yaml")
+	defer func(p string) { defaultConfig = p }(defaultConfig)
+	defaultConfig = missing
+	var out, errOut bytes.Buffer
+	code := dispatch(context.Background(), []string{"run", "--check"}, nil, &out, &errOut)
+	want := "liarsd run: " + missing + ` does not exist: liarsd run uses the defaults: table "table1", star-board, 0 seats`
+	if code != 0 || !strings.HasPrefix(out.String(), want) || strings.Contains(out.String(), "is valid") {
+		t.Errorf("run --check without the default file: got code %d, out %q, err %q; want 0 and %q", code, out.String(), errOut.String(), want)
+	}
+	// Named with --config, a missing file is an error.
+	out.Reset()
+	errOut.Reset()
+	code = dispatch(context.Background(), []string{"run", "--check", "--config", missing}, nil, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "no such file") {
+		t.Errorf("run --check --config MISSING: got code %d, err %q; want 1 and the file missing", code, errOut.String())
+	}
+}
+
 func TestDemoFlags(t *testing.T) {
 	for _, args := range [][]string{{"--rules", "poker"}, {"--seats", "9"}, {"--board", "neon"}, {"--options", "{"}, {"extra"}} {
 		var out, errOut bytes.Buffer

@@ -75,7 +75,8 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	if *haRemove {
 		err := homeassistant.RemoveAll(ctx, homeassistant.RunOptions{Options: homeassistant.Options{Prefix: s.Prefix, Table: s.Table},
-			Broker: s.Broker, Username: s.Username, Password: s.Password, Logger: log})
+			Broker: s.Broker, Username: s.Username, Password: s.Password,
+			CAFile: s.CAFile, InsecureSkipVerify: s.InsecureSkipVerify, Logger: log})
 		if err != nil {
 			fmt.Fprintf(stderr, "liarsd web: %v\n", err)
 			return 1

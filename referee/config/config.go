@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/engine/record"
@@ -75,9 +76,14 @@ type Seat struct {
 type Broker struct {
 	// URL of an external broker (tcp://, ssl://, ws://, wss://); empty
 	// starts the embedded broker.
-	URL                string `yaml:"url"`
-	Username           string `yaml:"username,omitempty"`
-	Password           string `yaml:"password,omitempty"`
+	URL      string `yaml:"url"`
+	Username string `yaml:"username,omitempty"`
+	Password string `yaml:"password,omitempty"`
+	// WebSocket is the address browsers reach an external broker's
+	// WebSocket listener at (ws://host:9001, wss://...), for the scoreboard
+	// and the venue dashboard; the embedded broker's is Embedded.WebSocket.
+	WebSocket string `yaml:"websocket,omitempty"`
+	// CAFile is a PEM file of the broker's certificate authority.
 	CAFile             string `yaml:"ca_file,omitempty"`
 	InsecureSkipVerify bool   `yaml:"insecure_skip_verify,omitempty"`
 	// Prefix is the topics' first level (liarsdice).
@@ -289,8 +295,23 @@ func (c Config) Validate() error {
 			bad("broker.url: %q names no host", c.Broker.URL)
 		}
 	}
+	if ws := c.Broker.WebSocket; ws != "" {
+		u, err := url.Parse(ws)
+		switch {
+		case c.Broker.URL == "":
+			bad("broker.websocket: only with an external broker (broker.url); the embedded broker's is broker.embedded.websocket")
+		case err != nil:
+			bad("broker.websocket: %v", err)
+		case u.Scheme != "ws" && u.Scheme != "wss":
+			bad("broker.websocket: %q is not a ws:// or wss:// URL", ws)
+		case u.Host == "":
+			bad("broker.websocket: %q names no host", ws)
+		}
+	}
 	if c.Broker.CAFile != "" {
-		if _, err := os.Stat(c.Broker.CAFile); err != nil {
+		// Read as the MQTT client reads it: a file that holds no
+		// certificate is refused here, not at start.
+		if _, err := mqtt.CertPool(c.Broker.CAFile); err != nil {
 			bad("broker.ca_file: %v", err)
 		}
 	}
@@ -301,10 +322,19 @@ func (c Config) Validate() error {
 		if err := checkAddr(c.Broker.Embedded.Listen); err != nil {
 			bad("broker.embedded.listen: %v", err)
 		}
-		if ws := c.Broker.Embedded.WebSocket; ws != "" && ws != "off" {
+		ws := c.Broker.Embedded.WebSocket
+		if ws == "off" {
+			ws = ""
+		}
+		if ws != "" {
 			if err := checkAddr(ws); err != nil {
 				bad("broker.embedded.websocket: %v", err)
 			}
+		}
+		// The broker's own rule, so that --check refuses what the broker
+		// would refuse at start.
+		if err := mqtt.CheckExposure(c.Broker.Embedded.Listen, ws, c.Broker.Embedded.Users); err != nil {
+			bad("broker.embedded.users: %v", err)
 		}
 	}
 	switch c.Camera.View {
@@ -322,8 +352,12 @@ func (c Config) Validate() error {
 		bad("camera: a camera needs seats with positions (or a calibration) to assign dice to seats")
 	}
 	if c.Calibration != "" {
+		// Read as the daemon reads it at start: a file that is not a
+		// calibration file, or of another version, is refused here.
 		if _, err := os.Stat(c.Calibration); err != nil {
 			bad("calibration: %v", err)
+		} else if _, err := calibration.Load(c.Calibration); err != nil {
+			bad("calibration: %s: %s", c.Calibration, strings.TrimPrefix(err.Error(), "calibration: "))
 		}
 	}
 	if c.Board != nil {

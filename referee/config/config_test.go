@@ -1,6 +1,13 @@
 package config
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,12 +31,41 @@ func TestExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if dee := c.Seats[len(c.Seats)-1]; !dee.Computer || dee.Level != "strong" || dee.Insight != 2 {
+		t.Errorf("example: got seat %+v; want dee played by the referee (computer, strong, insight 2)", dee)
+	}
 	if c.Table != "kitchen" || len(c.Seats) != 4 || c.Seats[3].X != 1140 || c.Board == nil || c.Board.Track.StarSpaces != 10 ||
 		c.Broker.Embedded.Users["scoreboard"] != "change-me" || c.Options["die_hard"] != true {
 		t.Errorf("example: %+v", c)
 	}
 	if got, want := string(c.NewGameLine()), `{"options":{"die_hard":true},"rules":"star-board","seats":["ann","bob","cy","dee"],"type":"new_game"}`; got != want {
 		t.Errorf("new game line: got %s; want %s", got, want)
+	}
+}
+
+// TestDocExampleIsTheFile keeps docs/configuration.md's example the file it
+// says it is: testdata/referee/liarsd.yaml below its opening comment.
+func TestDocExampleIsTheFile(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "## An example\n\n`testdata/referee/liarsd.yaml`")
+	_, rest, opened := strings.Cut(section, "```yaml\n")
+	example, _, closed := strings.Cut(rest, "```\n")
+	if !ok || !opened || !closed {
+		t.Fatal("docs/configuration.md: no example of testdata/referee/liarsd.yaml under its heading")
+	}
+	file, err := os.ReadFile(filepath.Join("..", "..", "testdata", "referee", "liarsd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(file), "\n")
+	for len(lines) > 0 && strings.HasPrefix(lines[0], "#") {
+		lines = lines[1:]
+	}
+	if got := strings.Join(lines, ""); got != example {
+		t.Errorf("testdata/referee/liarsd.yaml below its comment:\n%s\nwant docs/configuration.md's example:\n%s", got, example)
 	}
 }
 
@@ -44,6 +80,14 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		{"broker: {url: 'http://x'}", `broker.url: scheme "http"`},
 		{"broker: {url: 'tcp://'}", "names no host"},
 		{"broker: {embedded: {listen: nowhere}}", "broker.embedded.listen"},
+		{"broker: {embedded: {listen: '0.0.0.0:1883'}}", "broker.embedded.users: mqtt: the embedded broker listens beyond loopback but no users"},
+		{"broker: {embedded: {listen: ':1883', websocket: 'off'}}", "broker.embedded.users:"},
+		{"broker: {embedded: {websocket: '0.0.0.0:1884'}}", "broker.embedded.users:"},
+		{"broker: {url: 'tcp://broker.lan:1883', websocket: 'http://broker.lan:9001'}", `broker.websocket: "http://broker.lan:9001" is not a ws:// or wss:// URL`},
+		{"broker: {url: 'tcp://broker.lan:1883', websocket: 'broker.lan:9001'}", "broker.websocket:"},
+		{"broker: {url: 'tcp://broker.lan:1883', websocket: 'ws://'}", "broker.websocket: \"ws://\" names no host"},
+		{"broker: {websocket: 'ws://broker.lan:9001'}", "broker.websocket: only with an external broker"},
+		{"broker: {url: 'ssl://broker.lan:8883', ca_file: /nonexistent/ca.pem}", "broker.ca_file:"},
 		{"broker: {prefix: 'a/b'}", "broker.prefix"},
 		{"camera: {view: sideways}", "camera.view"},
 		{"camera: {source: /dev/video0}", "camera: a camera needs seats"},
@@ -59,6 +103,71 @@ func TestErrorsNameTheSetting(t *testing.T) {
 			t.Errorf("%q: got %v; want an error with %q", c.yaml, err, c.want)
 		}
 	}
+}
+
+func TestValidSettings(t *testing.T) {
+	for _, y := range []string{
+		"broker: {embedded: {listen: '0.0.0.0:1883', websocket: '0.0.0.0:1884', users: {operator: secret}}}",
+		"broker: {embedded: {listen: 'localhost:1883', websocket: 'off'}}",
+		"broker: {url: 'tcp://broker.lan:1883', websocket: 'ws://broker.lan:9001'}",
+		"broker: {url: 'ssl://broker.lan:8883', websocket: 'wss://broker.lan/mqtt'}",
+		// An external broker: the embedded broker's listeners are not used.
+		"broker: {url: 'tcp://broker.lan:1883', embedded: {listen: '0.0.0.0:1883'}}",
+	} {
+		if _, err := Decode(strings.NewReader(y)); err != nil {
+			t.Errorf("%q: got %v; want it valid", y, err)
+		}
+	}
+}
+
+// Files named by the configuration are read as the daemon reads them, so
+// that liarsd run --check refuses what liarsd run would refuse.
+func TestFilesAreReadAsAtStart(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	passwd := write("passwd", "root:x:0:0:root:/root:/bin/bash\n")
+	cal := write("calibration.json", `{"version":1,"table":"kitchen"}`)
+	oldCal := write("old.json", `{"version":99}`)
+	ca := write("ca.pem", string(testCA(t)))
+	cases := []struct{ yaml, want string }{
+		{"calibration: " + passwd, "calibration: " + passwd + ": not a calibration file"},
+		{"calibration: " + oldCal, "calibration: " + oldCal + ": the file is version 99"},
+		{"calibration: " + cal, ""},
+		{"broker: {url: 'ssl://broker.lan:8883', ca_file: " + passwd + "}", "broker.ca_file: mqtt: CA file " + passwd + " holds no PEM certificate"},
+		{"broker: {url: 'ssl://broker.lan:8883', ca_file: " + ca + "}", ""},
+	}
+	for _, c := range cases {
+		_, err := Decode(strings.NewReader(c.yaml))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: got %v; want it valid", c.yaml, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: got %v; want an error with %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// testCA returns the PEM of a self-signed certificate authority.
+func testCA(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "liarsd test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
 
 func TestLoadMissingFile(t *testing.T) {

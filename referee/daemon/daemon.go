@@ -321,6 +321,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			err := homeassistant.Run(bctx, homeassistant.RunOptions{
 				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table},
 				Broker:  brokerURL, Username: user, Password: password,
+				CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 				Logger: log,
 			})
 			if err != nil && bctx.Err() == nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -299,5 +300,95 @@ func TestRunAgainstBroker(t *testing.T) {
 	sort.Strings(left)
 	if len(left) != 0 {
 		t.Errorf("after RemoveAll: got retained configs %v; want none", left)
+	}
+}
+
+// syncBuffer is a log's output that the test reads while the logger writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRunOverTLS runs discovery against a broker with TLS, a test
+// authority and a password, as broker.url, broker.ca_file and the login
+// configure it: the configs arrive. Without the authority the client
+// cannot connect, and says so at warn.
+func TestRunOverTLS(t *testing.T) {
+	m := mqtttest.StartMosquittoTLS(t, "liarsd", "s3cret")
+	login := mqtttest.Login{URL: m.URL(), Username: "liarsd", Password: "s3cret", CAFile: m.CAFile}
+	state := snapshot(t, `{"type":"new_game","rules":"kids","seats":["ann","bob"],"first":"ann","seed":1}`)
+	sb, _ := json.Marshal(state)
+	login.ClientID = "referee"
+	referee := mqtttest.SubscribeWith(t, login, "liarsdice/t1/reply")
+	if tok := referee.Client().Publish("liarsdice/t1/state", 1, true, sb); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("publish: %v", tok.Error())
+	}
+	login.ClientID = "ha-watch"
+	sub := mqtttest.SubscribeWith(t, login, "homeassistant/#")
+
+	run := func(o homeassistant.RunOptions, log *syncBuffer) (stop func() error) {
+		o.Options, o.Broker, o.Username, o.Password = homeassistant.Options{Table: "t1"}, m.URL(), "liarsd", "s3cret"
+		o.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- homeassistant.Run(ctx, o) }()
+		return func() error { cancel(); return <-done }
+	}
+
+	// Without the authority: refused, and the log says so.
+	var untrusted syncBuffer
+	stop := run(homeassistant.RunOptions{ClientID: "ha-untrusted"}, &untrusted)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(untrusted.String(), "level=WARN") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if log := untrusted.String(); !strings.Contains(log, "level=WARN") || !strings.Contains(log, "cannot connect") || !strings.Contains(log, "certificate") {
+		t.Errorf("discovery without the broker's authority: got log %q; want a warning that it cannot connect", log)
+	}
+	if n := len(sub.Messages()); n != 0 {
+		t.Fatalf("discovery without the broker's authority: got %d configs; want none", n)
+	}
+
+	// With it: every config.
+	var trusted syncBuffer
+	stop = run(homeassistant.RunOptions{CAFile: m.CAFile}, &trusted)
+	want := homeassistant.Configs(homeassistant.Options{Table: "t1"}, state)
+	sub.Wait(t, 10*time.Second, "every config over TLS", func(ms []mqtttest.Message) bool { return len(ms) >= len(want) })
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(trusted.String(), "level=WARN") {
+		t.Errorf("discovery with the broker's authority: got warnings %q", trusted.String())
+	}
+}
+
+// A CA file that holds no certificate stops discovery with an error that
+// says so, as it stops the referee's own client.
+func TestRunWithABadCAFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "passwd")
+	os.WriteFile(bad, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o644)
+	o := homeassistant.RunOptions{Options: homeassistant.Options{Table: "t1"}, Broker: "ssl://127.0.0.1:1", CAFile: bad}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := homeassistant.Run(ctx, o); err == nil || !strings.HasPrefix(err.Error(), "homeassistant: ") || !strings.Contains(err.Error(), "holds no PEM certificate") {
+		t.Errorf("Run: got %v; want an error naming the CA file", err)
+	}
+	if err := homeassistant.RemoveAll(ctx, o); err == nil || !strings.Contains(err.Error(), "holds no PEM certificate") {
+		t.Errorf("RemoveAll: got %v; want an error naming the CA file", err)
 	}
 }

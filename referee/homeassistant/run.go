@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/referee/mqtt"
 )
 
 // RunOptions configure Run.
@@ -20,6 +22,13 @@ type RunOptions struct {
 	// Broker is the broker's URL (tcp://127.0.0.1:1883, ssl://..., ws://...).
 	Broker             string
 	Username, Password string
+	// CAFile is a PEM file of the broker's certificate authority (ssl://,
+	// wss://); empty uses the system's. The referee's own client reads the
+	// same file (mqtt.TLSConfig).
+	CAFile string
+	// InsecureSkipVerify skips checking the broker's certificate (testing
+	// only).
+	InsecureSkipVerify bool
 	// ClientID defaults to liarsd-TABLE-ha.
 	ClientID string
 	Logger   *slog.Logger
@@ -30,7 +39,10 @@ type RunOptions struct {
 // needs no hook into the referee), publishes the configs retained at QoS
 // 1, removes the sensors of seats that left, and publishes everything
 // again when Home Assistant announces itself on homeassistant/status and
-// at every reconnection. It reconnects by itself while the broker is away.
+// at every reconnection. It reconnects by itself while the broker is away;
+// a failed connection is logged at warn (the first of a run of failures
+// with the same reason, the rest at debug). A CA file that cannot be read
+// is an error.
 func Run(ctx context.Context, o RunOptions) error {
 	o.fill()
 	if o.Broker == "" {
@@ -44,6 +56,10 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	if o.ClientID == "" {
 		o.ClientID = "liarsd-" + o.Table + "-ha"
+	}
+	tc, err := mqtt.TLSConfig(o.CAFile, o.InsecureSkipVerify)
+	if err != nil {
+		return fmt.Errorf("homeassistant: %w", err)
 	}
 	log := o.Logger.With("component", "homeassistant")
 	stateTopic := o.Prefix + "/" + o.Table + "/state"
@@ -73,8 +89,32 @@ func Run(ctx context.Context, o RunOptions) error {
 			}
 		}()
 	})
+	// paho tries again every second while the broker is away or refuses
+	// the client (a wrong password, a certificate it does not trust): say
+	// so once per reason rather than every second, or never.
+	var failMu sync.Mutex
+	lastFail := ""
+	notify := func(_ paho.Client, n paho.ConnectionNotification) {
+		failMu.Lock()
+		defer failMu.Unlock()
+		switch n := n.(type) {
+		case paho.ConnectionNotificationFailed:
+			if reason := fmt.Sprint(n.Reason); reason != lastFail {
+				lastFail = reason
+				log.Warn("homeassistant: cannot connect to the broker; retrying", "broker", o.Broker, "err", n.Reason)
+			} else {
+				log.Debug("homeassistant: cannot connect to the broker; retrying", "broker", o.Broker, "err", n.Reason)
+			}
+		case paho.ConnectionNotificationLost:
+			lastFail = ""
+			log.Warn("homeassistant: connection lost; reconnecting", "broker", o.Broker, "err", n.Reason)
+		case paho.ConnectionNotificationConnected:
+			lastFail = ""
+		}
+	}
 	po := paho.NewClientOptions().AddBroker(o.Broker).SetClientID(o.ClientID).
 		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).
+		SetConnectionNotificationHandler(notify).
 		SetConnectRetryInterval(time.Second).SetMaxReconnectInterval(5 * time.Second).
 		SetKeepAlive(20 * time.Second).SetOrderMatters(false).
 		SetOnConnectHandler(func(c paho.Client) {
@@ -104,6 +144,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.Username != "" {
 		po.SetUsername(o.Username).SetPassword(o.Password)
 	}
+	if tc != nil {
+		po.SetTLSConfig(tc)
+	}
 	cli = paho.NewClient(po)
 	cli.Connect()
 	defer cli.Disconnect(250)
@@ -125,9 +168,16 @@ func RemoveAll(ctx context.Context, o RunOptions) error {
 	if o.ClientID == "" {
 		o.ClientID = "liarsd-" + o.Table + "-ha-remove"
 	}
+	tc, err := mqtt.TLSConfig(o.CAFile, o.InsecureSkipVerify)
+	if err != nil {
+		return fmt.Errorf("homeassistant: %w", err)
+	}
 	po := paho.NewClientOptions().AddBroker(o.Broker).SetClientID(o.ClientID).SetCleanSession(true).SetConnectTimeout(10 * time.Second)
 	if o.Username != "" {
 		po.SetUsername(o.Username).SetPassword(o.Password)
+	}
+	if tc != nil {
+		po.SetTLSConfig(tc)
 	}
 	cli := paho.NewClient(po)
 	if tok := cli.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {

@@ -32,6 +32,8 @@ const (
 // Metrics are one table's metrics.
 type Metrics struct {
 	reg *prometheus.Registry
+	// labels are every metric's constant labels: the table.
+	labels prometheus.Labels
 
 	events         *prometheus.CounterVec
 	reveals        prometheus.Counter
@@ -50,7 +52,8 @@ func New(table string) *Metrics {
 	reg := prometheus.NewRegistry()
 	labels := prometheus.Labels{"table": table}
 	m := &Metrics{
-		reg: reg,
+		reg:    reg,
+		labels: labels,
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "events_total",
 			Help: "Events the referee published, by type (RECORD.md).", ConstLabels: labels}, []string{"type"}),
 		reveals: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "reveals_total",
@@ -138,7 +141,7 @@ func (m *Metrics) QueueDepth(pending func() int) {
 		return
 	}
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "mqtt_queue_depth",
-		Help: "MQTT messages queued and not yet acknowledged by the broker."}, func() float64 { return float64(pending()) }))
+		Help: "MQTT messages queued and not yet acknowledged by the broker.", ConstLabels: m.labels}, func() float64 { return float64(pending()) }))
 }
 
 // Handler serves the metrics in Prometheus's exposition format.

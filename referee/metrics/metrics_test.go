@@ -64,7 +64,7 @@ func TestMetrics(t *testing.T) {
 		`liarsd_read_seconds_count{table="t1"} 2`,
 		`liarsd_read_seconds_bucket{table="t1",le="0.2"} 1`,
 		`liarsd_last_event_seq{table="t1"} 5`,
-		`liarsd_mqtt_queue_depth 3`,
+		`liarsd_mqtt_queue_depth{table="t1"} 3`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(got, want) {
@@ -72,8 +72,31 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	queue = 0
-	if got := scrape(t, m); !strings.Contains(got, "liarsd_mqtt_queue_depth 0") {
+	if got := scrape(t, m); !strings.Contains(got, `liarsd_mqtt_queue_depth{table="t1"} 0`) {
 		t.Errorf("the queue drained: got %s; want 0", grep(got, "queue"))
+	}
+}
+
+// Every liarsd metric carries the table's label (docs/scoreboard.md), so
+// that one Prometheus tells a venue's tables apart.
+func TestEveryMetricHasTheTableLabel(t *testing.T) {
+	m := metrics.New("t1")
+	m.Event(&engine.Revealed{})
+	m.Read(time.Second, metrics.ReadOK, 1)
+	m.Rejected("busy")
+	m.QueueDepth(func() int { return 1 })
+	n := 0
+	for _, line := range strings.Split(scrape(t, m), "\n") {
+		if !strings.HasPrefix(line, metrics.Namespace+"_") {
+			continue
+		}
+		n++
+		if !strings.Contains(line, `table="t1"`) {
+			t.Errorf("got %q; want a table label", line)
+		}
+	}
+	if n == 0 {
+		t.Fatal("got no liarsd metric")
 	}
 }
 

@@ -78,10 +78,10 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if !ValidTable(opts.Table) {
 		return nil, fmt.Errorf("mqtt: table id %q is not 1 to 64 letters, digits, - or _", opts.Table)
 	}
-	exposed := !loopback(opts.TCP) || (opts.WebSocket != "" && !loopback(opts.WebSocket))
-	if exposed && len(opts.Users) == 0 {
-		return nil, errors.New("mqtt: the embedded broker listens beyond loopback but no users are configured to send commands")
+	if err := CheckExposure(opts.TCP, opts.WebSocket, opts.Users); err != nil {
+		return nil, err
 	}
+	exposed := Exposed(opts.TCP, opts.WebSocket)
 	b := &Broker{exposed: exposed}
 	if exposed {
 		b.referee = "liarsd-referee"
@@ -201,6 +201,28 @@ func (b *Broker) Credentials() (user, password string) { return b.referee, b.pas
 
 // Close stops the broker.
 func (b *Broker) Close() error { return b.srv.Close() }
+
+// Exposed reports whether the embedded broker with these listeners
+// (websocket "" for none) is reachable beyond loopback.
+func Exposed(tcp, websocket string) bool {
+	return !loopback(tcp) || (websocket != "" && !loopback(websocket))
+}
+
+// ErrExposedWithoutUsers is the error of an embedded broker that would
+// listen beyond loopback with no user allowed to send commands.
+var ErrExposedWithoutUsers = errors.New("mqtt: the embedded broker listens beyond loopback but no users are configured to send commands")
+
+// CheckExposure says whether the embedded broker may start with these
+// listeners (websocket "" for none) and users: exposed beyond loopback, it
+// needs at least one user to send commands. StartBroker applies it, and so
+// does the configuration's validation, so that a file liarsd run --check
+// accepts is one the broker starts with.
+func CheckExposure(tcp, websocket string, users map[string]string) error {
+	if Exposed(tcp, websocket) && len(users) == 0 {
+		return ErrExposedWithoutUsers
+	}
+	return nil
+}
 
 func loopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)

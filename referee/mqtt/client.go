@@ -14,8 +14,6 @@ package mqtt
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -212,19 +210,11 @@ func Dial(opts Options) (*Client, error) {
 		po.SetUsername(opts.Username)
 		po.SetPassword(opts.Password)
 	}
-	if opts.CAFile != "" || opts.InsecureSkipVerify {
-		tc := &tls.Config{InsecureSkipVerify: opts.InsecureSkipVerify} //nolint:gosec // an explicit setting
-		if opts.CAFile != "" {
-			pem, err := os.ReadFile(opts.CAFile)
-			if err != nil {
-				return nil, fmt.Errorf("mqtt: CA file: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("mqtt: CA file %s holds no PEM certificate", opts.CAFile)
-			}
-			tc.RootCAs = pool
-		}
+	tc, err := TLSConfig(opts.CAFile, opts.InsecureSkipVerify)
+	if err != nil {
+		return nil, err
+	}
+	if tc != nil {
 		po.SetTLSConfig(tc)
 	}
 	c.cli = paho.NewClient(po)

@@ -32,7 +32,8 @@ type Setup struct {
 	Prefix string
 	Table  string
 	// WebSocket is the broker's WebSocket address for browsers (the
-	// embedded broker's websocket setting, or a ws:// URL).
+	// embedded broker's websocket setting, or a ws:// or wss:// URL: an
+	// external broker's broker.websocket).
 	WebSocket string
 	// Journal is the table's journal file ("" for no history or records).
 	Journal string
@@ -42,16 +43,24 @@ type Setup struct {
 	HomeAssistant      bool
 	Broker             string
 	Username, Password string
+	// CAFile and InsecureSkipVerify are the broker's TLS settings
+	// (broker.ca_file, broker.insecure_skip_verify), for discovery.
+	CAFile             string
+	InsecureSkipVerify bool
 	Logger             *slog.Logger
 }
 
 // FromConfig is the web side of the table a configuration describes:
-// its topics, its journal, and its broker (the embedded one reached on
-// loopback, with one of its configured users when it is exposed).
+// its topics, its journal, and its broker: an external one with its login,
+// its TLS settings and the WebSocket address browsers reach it at
+// (broker.websocket), or the embedded one reached on loopback, with one of
+// its configured users when it is exposed, and its WebSocket listener.
 func FromConfig(c config.Config, listen string, m *metrics.Metrics, log *slog.Logger) Setup {
 	s := Setup{Listen: listen, Prefix: c.Broker.Prefix, Table: c.Table, Journal: c.JournalPath(), Metrics: m, Logger: log,
-		Broker: c.Broker.URL, Username: c.Broker.Username, Password: c.Broker.Password}
+		Broker: c.Broker.URL, Username: c.Broker.Username, Password: c.Broker.Password,
+		WebSocket: c.Broker.WebSocket, CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify}
 	if c.Broker.URL == "" {
+		s.WebSocket, s.CAFile, s.InsecureSkipVerify = "", "", false
 		if c.Broker.Embedded.WebSocket != "off" {
 			s.WebSocket = c.Broker.Embedded.WebSocket
 		}
@@ -137,7 +146,7 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 			}
 		}()
 		if s.WebSocket == "" {
-			log.Warn("web: the broker has no WebSocket listener: the pages cannot follow the table (broker.embedded.websocket)")
+			log.Warn("web: the broker has no WebSocket listener for browsers: the pages cannot follow the table (broker.embedded.websocket, or broker.websocket for an external broker)")
 		}
 		log.Info("web: scoreboard", "url", w.URL(), "venue", w.URL()+"venue", "broker_websocket", s.WebSocket)
 	}
@@ -147,7 +156,8 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 			defer w.wg.Done()
 			err := homeassistant.Run(ctx, homeassistant.RunOptions{
 				Options: homeassistant.Options{Prefix: s.Prefix, Table: s.Table},
-				Broker:  s.Broker, Username: s.Username, Password: s.Password, Logger: s.Logger,
+				Broker:  s.Broker, Username: s.Username, Password: s.Password,
+				CAFile: s.CAFile, InsecureSkipVerify: s.InsecureSkipVerify, Logger: s.Logger,
 			})
 			if err != nil {
 				log.Error("web: home assistant discovery", "err", err)

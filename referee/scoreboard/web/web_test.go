@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -31,6 +32,38 @@ func TestFromConfig(t *testing.T) {
 	if s := web.FromConfig(c, ":8080", nil, nil); s.Broker != "ssl://broker.example.org:8883" || s.Username != "bar" || s.WebSocket != "" {
 		t.Errorf("external broker: got %+v", s)
 	}
+	c.Broker.WebSocket, c.Broker.CAFile, c.Broker.InsecureSkipVerify = "wss://broker.example.org:9001/mqtt", "/etc/liarsd/ca.pem", true
+	if s := web.FromConfig(c, ":8080", nil, nil); s.WebSocket != "wss://broker.example.org:9001/mqtt" || s.CAFile != "/etc/liarsd/ca.pem" || !s.InsecureSkipVerify {
+		t.Errorf("external broker with broker.websocket and TLS: got %+v; want its WebSocket URL and TLS settings", s)
+	}
+}
+
+// An external broker's WebSocket address (broker.websocket) reaches the
+// pages through /config.json, so that they can follow the table.
+func TestExternalBrokerWebSocketInConfigJSON(t *testing.T) {
+	c, err := config.Decode(strings.NewReader("table: bar-2\nbroker: {url: 'tcp://broker.lan:1883', websocket: 'ws://broker.lan:9001'}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := web.FromConfig(c, "127.0.0.1:0", nil, nil)
+	s.Journal = ""
+	w, err := web.Start(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	code, body := get(t, w.URL()+"config.json")
+	var got struct {
+		Table     string `json:"table"`
+		WebSocket string `json:"websocket"`
+		PageHost  bool   `json:"websocket_page_host"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); code != 200 || err != nil {
+		t.Fatalf("GET /config.json: got %d %q (%v)", code, body, err)
+	}
+	if got.Table != "bar-2" || got.WebSocket != "ws://broker.lan:9001/" || got.PageHost {
+		t.Errorf("config.json: got %+v; want table bar-2, websocket ws://broker.lan:9001/ as it is", got)
+	}
 }
 
 func get(t *testing.T, url string) (int, string) {
@@ -59,7 +92,7 @@ func TestStart(t *testing.T) {
 		"":            "static/scoreboard.js",
 		"venue":       "static/venue.js",
 		"config.json": `"table":"t1"`,
-		"metrics":     "liarsd_mqtt_queue_depth 2",
+		"metrics":     `liarsd_mqtt_queue_depth{table="t1"} 2`,
 	} {
 		code, body := get(t, w.URL()+path)
 		if code != 200 || !strings.Contains(body, want) {
