@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -111,25 +110,9 @@ func TestCalibratedWiring(t *testing.T) {
 	// Two presses of the pin wired to the face button, then bid: one 3.
 	fmt.Fprintf(pressW, "%s s\n%s s\n%s b\n", turn, turn, turn)
 	want := fmt.Sprintf(`{"type":"bid","seat":%q,"quantity":1,"face":3}`, turn)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		data, _ := os.ReadFile(c.JournalPath())
-		if strings.Contains(string(data), want) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got journal:\n%s\nwant the remapped presses' bid %s", data, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitJournal(t, c.JournalPath(), want, "the remapped presses' bid")
 	// Face 3 is the fourth face LED of the reversed chain.
-	deadline = time.Now().Add(5 * time.Second)
-	for !strings.Contains(frames.String(), "track [W.........] faces [...W..]") {
-		if time.Now().After(deadline) {
-			t.Fatalf("got last frames:\n%s\nwant one 3 on face LED 4 of the chain", tail(frames.String(), 3))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFrame(t, frames, "track [W.........] faces [...W..]", "one 3 on face LED 4 of the chain")
 	stop()
 }
 

@@ -462,25 +462,9 @@ func TestButtonsAndBoard(t *testing.T) {
 	})
 	fmt.Fprintf(pressW, "%s u\n%s f\n%s f\n%s bid\n", turn, turn, turn, turn)
 	want := fmt.Sprintf(`{"type":"bid","seat":%q,"quantity":2,"face":3}`, turn)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		data, _ := os.ReadFile(c.JournalPath())
-		if strings.Contains(string(data), want) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the buttons' bid is not in the journal:\n%s", data)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitJournal(t, c.JournalPath(), want, "the buttons' bid")
 	// Number space 2 and face 3 light up white.
-	deadline = time.Now().Add(5 * time.Second)
-	for !strings.Contains(frames.String(), "track [wW........] faces [..W...]") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the board never showed two 3s; last frames:\n%s", tail(frames.String(), 3))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFrame(t, frames, "track [wW........] faces [..W...]", "two 3s on the board")
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -502,6 +486,34 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// waitJournal waits until the journal at path holds want.
+func waitJournal(t *testing.T, path, want, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(path)
+		if strings.Contains(string(data), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("got journal:\n%s\nwant %s: %s", data, what, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitFrame waits until the simulated board has drawn want.
+func waitFrame(t *testing.T, frames *syncBuffer, want, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(frames.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("got last frames:\n%s\nwant %s: %s", tail(frames.String(), 3), what, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func tail(s string, n int) string {
