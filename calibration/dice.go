@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -156,9 +157,16 @@ type Reader struct {
 func (f *File) NewReader() (*Reader, error) { return f.ReaderWith(f.VisionOptions()) }
 
 // ReaderWith returns the reader for this table with other reader options
-// (a configuration's overrides of the calibration's), and the table's face
-// templates.
+// (a configuration's overrides of the calibration's), the table's face
+// templates and its empty board (the background step's image).
 func (f *File) ReaderWith(o vision.Options) (*Reader, error) {
+	if o.Background == nil && f.Background != "" {
+		bg, err := f.LoadBackground()
+		if err != nil {
+			return nil, err
+		}
+		o.Background = bg
+	}
 	r := &Reader{reader: vision.NewReader(o)}
 	if f.Dice != nil && len(f.Dice.Templates) > 0 {
 		m, err := vision.NewFaceMatcher(f.Dice.Templates)
@@ -234,4 +242,26 @@ func (s *Session) Check(expected int) (Report, error) {
 		return rep, errors.New("calibration: no dice found: is the camera on the board?")
 	}
 	return rep, nil
+}
+
+// LoadBackground reads the background step's image of the empty board,
+// for the reader's segmentation. A file without one gives nil.
+func (f *File) LoadBackground() (*vision.Background, error) {
+	if f.Background == "" {
+		return nil, nil
+	}
+	path := f.Background
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(f.dir, path)
+	}
+	img := gocv.IMRead(path, gocv.IMReadColor)
+	defer img.Close()
+	if img.Empty() {
+		return nil, fmt.Errorf("calibration: cannot read the background image %s: run liarsd calibrate background again", path)
+	}
+	bg, err := vision.NewBackground(img)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: background image %s: %w", path, err)
+	}
+	return bg, nil
 }

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -310,5 +311,49 @@ func TestDiceStepRefusesARowLaidOtherwise(t *testing.T) {
 				t.Fatalf("got %v, dice %+v; want an error naming faces read as another and the file unchanged", err, s.File.Dice)
 			}
 		})
+	}
+}
+
+// TestBackgroundStep keeps the empty board, and the table's reader reads
+// with it once the file is saved and loaded again; a file whose image is
+// gone says which step to run again.
+func TestBackgroundStep(t *testing.T) {
+	dir := t.TempDir()
+	empty := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(40, 95, 35, 0), 540, 960, gocv.MatTypeCV8UC3)
+	emptyPath := filepath.Join(dir, "empty.png")
+	gocv.IMWrite(emptyPath, empty)
+	empty.Close()
+	file := filepath.Join(dir, "cal.json")
+	f, err := LoadOrNew(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{File: f, Dir: dir, Images: []string{emptyPath}, Out: io.Discard}
+	if err := s.Background(); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(file, f); err != nil {
+		t.Fatal(err)
+	}
+	f, err = Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bg, err := f.LoadBackground(); err != nil || bg == nil {
+		t.Fatalf("LoadBackground: %v, %v; want the saved board", bg, err)
+	}
+	img := houseTable(t, []int{2, 3, 4, 5, 6}, 7, false)
+	defer img.Close()
+	r, err := f.NewReader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dice, err := r.Read(img)
+	if err != nil || len(dice) != 5 {
+		t.Fatalf("the calibrated reader found %d dice (%v); want 5", len(dice), err)
+	}
+	os.Remove(filepath.Join(dir, f.Background))
+	if _, err := f.NewReader(); err == nil || !strings.Contains(err.Error(), "calibrate background") {
+		t.Fatalf("with the image gone: %v; want an error naming the background step", err)
 	}
 }

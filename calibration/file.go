@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/google/renameio/v2"
 	"os"
+	"path/filepath"
 
 	"github.com/liarsd/liarsd/vision"
 )
@@ -29,6 +30,9 @@ type File struct {
 	Seats      []Seat  `json:"seats,omitempty"`
 	Dice       *Dice   `json:"dice,omitempty"`
 	Wiring     *Wiring `json:"wiring,omitempty"`
+
+	// dir is the folder the file was loaded from: Background is there.
+	dir string
 }
 
 // Camera holds the camera's settings, locked so that readings do not drift
@@ -76,7 +80,12 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibration: %w", err)
 	}
-	return Parse(b)
+	f, err := Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	f.dir = filepath.Dir(path)
+	return f, nil
 }
 
 // Parse reads a calibration file's contents.

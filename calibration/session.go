@@ -188,6 +188,9 @@ func (s *Session) Background() error {
 		return err
 	}
 	s.File.Background = name
+	if s.File.dir == "" {
+		s.File.dir = s.Dir
+	}
 	return nil
 }
 
@@ -311,7 +314,7 @@ func (f *File) SeatOf(x, y float64) (seat string, inZone, ok bool) {
 func LoadOrNew(path string) (*File, error) {
 	f, err := Load(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &File{Version: Version}, nil
+		return &File{Version: Version, dir: filepath.Dir(path)}, nil
 	}
 	return f, err
 }

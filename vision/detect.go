@@ -34,32 +34,23 @@ const (
 )
 
 // findCandidates segments the things on the table from the table itself
-// and cuts them into die-sized regions. dieSize may be 0 (unknown).
-func findCandidates(bgr gocv.Mat, dieSize float64) ([]candidate, error) {
+// and cuts them into die-sized regions. dieSize may be 0 (unknown). The
+// table is the calibration's background where it fits the frame, else
+// estimated from the frame.
+func findCandidates(bgr gocv.Mat, dieSize float64, background *Background) ([]candidate, error) {
 	w, h := bgr.Cols(), bgr.Rows()
-	blurred := gocv.NewMat()
-	defer blurred.Close()
-	gocv.GaussianBlur(bgr, &blurred, image.Point{X: 3, Y: 3}, 0, 0, gocv.BorderReplicate)
-	lab := gocv.NewMat()
+	lab := tableLab(bgr)
 	defer lab.Close()
-	gocv.CvtColor(blurred, &lab, gocv.ColorBGRToLab)
-
-	// The table is what a wide median leaves: dice are small next to it.
-	small := gocv.NewMat()
-	defer small.Close()
-	sw, sh := max(w/bgShrink, 8), max(h/bgShrink, 8)
-	gocv.Resize(lab, &small, image.Point{X: sw, Y: sh}, 0, 0, gocv.InterpolationArea)
-	k := max(w, h) / 7 / bgShrink
-	if dieSize > 0 {
-		k = int(3 * dieSize / bgShrink)
+	var bg gocv.Mat
+	if background.fits(w, h) {
+		var err error
+		if bg, err = background.at(lab); err != nil {
+			return nil, err
+		}
+	} else {
+		bg = medianTable(lab, dieSize)
 	}
-	k = max(k, 5) | 1
-	bgSmall := gocv.NewMat()
-	defer bgSmall.Close()
-	gocv.MedianBlur(small, &bgSmall, k)
-	bg := gocv.NewMat()
 	defer bg.Close()
-	gocv.Resize(bgSmall, &bg, image.Point{X: w, Y: h}, 0, 0, gocv.InterpolationLinear)
 
 	labBytes, err := lab.DataPtrUint8()
 	if err != nil {
@@ -98,7 +89,11 @@ func findCandidates(bgr gocv.Mat, dieSize float64) ([]candidate, error) {
 	defer openK.Close()
 	// A white die on a white table barely differs in colour, but its pips
 	// and edges are sharp: strong local gradients join the mask.
-	if err := addEdges(lab, &mask); err != nil {
+	var table *gocv.Mat
+	if background.fits(w, h) {
+		table = &bg
+	}
+	if err := addEdges(lab, table, &mask); err != nil {
 		return nil, err
 	}
 	gocv.MorphologyEx(mask, &mask, gocv.MorphClose, closeK)
@@ -180,6 +175,27 @@ func findCandidates(bgr gocv.Mat, dieSize float64) ([]candidate, error) {
 		}
 	}
 	return cands, nil
+}
+
+// medianTable estimates the table from lab itself: what a wide median
+// leaves, since dice are small next to it. The caller closes the result.
+func medianTable(lab gocv.Mat, dieSize float64) gocv.Mat {
+	w, h := lab.Cols(), lab.Rows()
+	small := gocv.NewMat()
+	defer small.Close()
+	sw, sh := max(w/bgShrink, 8), max(h/bgShrink, 8)
+	gocv.Resize(lab, &small, image.Point{X: sw, Y: sh}, 0, 0, gocv.InterpolationArea)
+	k := max(w, h) / 7 / bgShrink
+	if dieSize > 0 {
+		k = int(3 * dieSize / bgShrink)
+	}
+	k = max(k, 5) | 1
+	bgSmall := gocv.NewMat()
+	defer bgSmall.Close()
+	gocv.MedianBlur(small, &bgSmall, k)
+	bg := gocv.NewMat()
+	gocv.Resize(bgSmall, &bg, image.Point{X: w, Y: h}, 0, 0, gocv.InterpolationLinear)
+	return bg
 }
 
 // newCandidate judges how die-like a region's outline is.
@@ -324,19 +340,38 @@ func cutPatch(img []byte, w, h int, c candidate, segScale float64) patch {
 const edgeThreshold = 45
 
 // addEdges sets the mask where the image's lightness changes sharply.
-func addEdges(lab gocv.Mat, mask *gocv.Mat) error {
+func addEdges(lab gocv.Mat, table *gocv.Mat, mask *gocv.Mat) error {
+	k := gocv.GetStructuringElement(gocv.MorphRect, image.Point{X: 3, Y: 3})
+	defer k.Close()
+	grad := lightGradient(lab, k)
+	defer grad.Close()
+	gocv.Threshold(grad, &grad, edgeThreshold, 255, gocv.ThresholdBinary)
+	if table != nil {
+		// The board's own edges (its printing, a seam) are not dice: drop
+		// the frame's edges where the empty board has one nearby.
+		own := lightGradient(*table, k)
+		defer own.Close()
+		gocv.Threshold(own, &own, edgeThreshold/2, 255, gocv.ThresholdBinary)
+		near := gocv.GetStructuringElement(gocv.MorphRect, image.Point{X: 5, Y: 5})
+		defer near.Close()
+		gocv.Dilate(own, &own, near)
+		gocv.BitwiseNot(own, &own)
+		gocv.BitwiseAnd(grad, own, &grad)
+	}
+	gocv.BitwiseOr(*mask, grad, mask)
+	return nil
+}
+
+// lightGradient is the morphological gradient of lab's lightness. The
+// caller closes it.
+func lightGradient(lab gocv.Mat, k gocv.Mat) gocv.Mat {
 	ch := gocv.Split(lab)
 	defer func() {
 		for _, c := range ch {
 			c.Close()
 		}
 	}()
-	k := gocv.GetStructuringElement(gocv.MorphRect, image.Point{X: 3, Y: 3})
-	defer k.Close()
 	grad := gocv.NewMat()
-	defer grad.Close()
 	gocv.MorphologyEx(ch[0], &grad, gocv.MorphGradient, k)
-	gocv.Threshold(grad, &grad, edgeThreshold, 255, gocv.ThresholdBinary)
-	gocv.BitwiseOr(*mask, grad, mask)
-	return nil
+	return grad
 }

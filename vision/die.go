@@ -92,6 +92,9 @@ type Options struct {
 	// Models replaces the embedded learned weights (see LoadModels); nil
 	// keeps them.
 	Models *Models `json:"-"`
+	// Background is the empty table from the same camera (calibration's
+	// background step); nil estimates the table from each frame.
+	Background *Background `json:"-"`
 }
 
 // DefaultMinConfidence is the confidence below which dice are flagged

@@ -50,7 +50,7 @@ func (r *Reader) candidatePlaces(t *trainTable) ([]finderCandidate, error) {
 		return nil, fmt.Errorf("vision: %w", err)
 	}
 	defer img.Close()
-	sc, err := detect(img, 0)
+	sc, err := detect(img, 0, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -160,13 +160,13 @@ func (r *Reader) prepare(img gocv.Mat) (detected, error) {
 	if err := checkImage(img); err != nil {
 		return detected{}, err
 	}
-	return detect(img, r.opts.DieSize)
+	return detect(img, r.opts.DieSize, r.opts.Background)
 }
 
 // detect converts img to BGR at the size the reader works on and finds the
 // candidate regions. dieSize is the expected die side in img's pixels, or
-// 0.
-func detect(img gocv.Mat, dieSize float64) (detected, error) {
+// 0; background is the empty table, or nil.
+func detect(img gocv.Mat, dieSize float64, background *Background) (detected, error) {
 	bgr, scale := workImage(img)
 	dieSize *= scale
 	// Finding the dice needs less resolution than reading them: segment a
@@ -184,7 +184,7 @@ func detect(img gocv.Mat, dieSize float64) (detected, error) {
 		defer seg.Close()
 		gocv.Resize(bgr, &seg, image.Point{}, segScale, segScale, gocv.InterpolationArea)
 	}
-	cands, err := findCandidates(seg, dieSize*segScale)
+	cands, err := findCandidates(seg, dieSize*segScale, background)
 	if err != nil {
 		bgr.Close()
 		return detected{}, err

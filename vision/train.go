@@ -256,7 +256,7 @@ type foundFace struct {
 // findFaces runs the reader's detection and rule-based reading on a BGR
 // image at its own scale.
 func findFaces(img gocv.Mat, dieSize float64) ([]foundFace, error) {
-	cands, err := findCandidates(img, dieSize)
+	cands, err := findCandidates(img, dieSize, nil)
 	if err != nil {
 		return nil, err
 	}
