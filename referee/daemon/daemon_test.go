@@ -447,19 +447,7 @@ func TestButtonsAndBoard(t *testing.T) {
 			Started:     func(_ *referee.Referee, url string) { started <- url },
 		})
 	}()
-	url := <-started
-	sub := mqtttest.Subscribe(t, url, "board-watch", "liarsdice/t1/state")
-	var turn string
-	sub.Wait(t, 10*time.Second, "the configured game", func(ms []mqtttest.Message) bool {
-		for _, m := range ms {
-			var s struct{ Turn *string }
-			if json.Unmarshal(m.Payload, &s) == nil && s.Turn != nil {
-				turn = *s.Turn
-				return true
-			}
-		}
-		return false
-	})
+	turn := waitTurn(t, <-started)
 	fmt.Fprintf(pressW, "%s u\n%s f\n%s f\n%s bid\n", turn, turn, turn, turn)
 	want := fmt.Sprintf(`{"type":"bid","seat":%q,"quantity":2,"face":3}`, turn)
 	waitJournal(t, c.JournalPath(), want, "the buttons' bid")
