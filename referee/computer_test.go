@@ -113,3 +113,23 @@ func TestComputerSeatsMoveOnlyByThemselves(t *testing.T) {
 		t.Errorf("after the refused moves: turn %v, bid %v; want bot's turn, no bid", st["turn"], st["bid"])
 	}
 }
+
+// TestConfiguredBluffCheck: a table configured with the bluff check on (at
+// a preset where it is off) and a person's bonus starts its usual game
+// with them, and a person's bid may then roll against the computer seat.
+func TestConfiguredBluffCheck(t *testing.T) {
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		Computers:    []referee.Computer{{Name: "bot", Insight: 2}},
+		ComputerPace: time.Hour,
+		NewGame:      []byte(`{"bluff_bonus":{"ann":3},"bluff_check":true,"rules":"common-hand","seats":["ann","bot"],"type":"new_game"}`),
+	})
+	if rep := h.do(t, `{"type":"new_game","first":"ann","seed":2}`); !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":3,"bluff":true}`); !rep.OK {
+		t.Fatalf("a bid with a bluff check: %+v", rep)
+	}
+	if got := h.rec.eventLines(); !strings.Contains(got, `"type":"bluff_check"`) || !strings.Contains(got, `"bonus":3`) {
+		t.Errorf("events:\n%s\nwant a bluff_check with ann's bonus 3", got)
+	}
+}

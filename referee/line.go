@@ -143,8 +143,9 @@ func diceLine(kind string, dice map[string][]int) []byte {
 }
 
 // withDefaults fills a new_game line's missing rules and seats (and its
-// options, when it names no rules either) from def, the table's configured
-// game, so that {"type":"new_game"} starts the table's usual game.
+// options and bluff check settings, when it names no rules either) from
+// def, the table's configured game, so that {"type":"new_game"} starts the
+// table's usual game.
 func withDefaults(line, def []byte) []byte {
 	if len(def) == 0 {
 		return line
@@ -167,7 +168,7 @@ func withDefaults(line, def []byte) []byte {
 	for _, d := range defs {
 		switch d.key {
 		case "rules", "seats":
-		case "options":
+		case "options", "bluff_check", "bluff_bonus":
 			if has["rules"] {
 				continue
 			}

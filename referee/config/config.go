@@ -38,6 +38,9 @@ type Config struct {
 	Rules string `yaml:"rules"`
 	// Options are the preset's options (RULINGS.md), as in new_game.
 	Options map[string]any `yaml:"options,omitempty"`
+	// BluffCheck turns the bluff check on or off (nil: the preset's way,
+	// on in classic only).
+	BluffCheck *bool `yaml:"bluff_check,omitempty"`
 	// Seats are the table's seats, clockwise.
 	Seats []Seat `yaml:"seats"`
 	// StartGame starts a game with Rules and Seats when the journal is
@@ -70,6 +73,8 @@ type Seat struct {
 	Level string `yaml:"level,omitempty"`
 	// Insight is a computer seat's bonus against a person's bluff check.
 	Insight int `yaml:"insight,omitempty"`
+	// BluffBonus is a person's bonus to the bluff check (-20 to 20).
+	BluffBonus int `yaml:"bluff_bonus,omitempty"`
 }
 
 // Broker says where MQTT goes.
@@ -240,6 +245,18 @@ func (c Config) NewGameLine() []byte {
 	if len(c.Options) > 0 {
 		line["options"] = c.Options
 	}
+	if c.BluffCheck != nil {
+		line["bluff_check"] = *c.BluffCheck
+	}
+	bonus := map[string]int{}
+	for _, s := range c.Seats {
+		if s.BluffBonus != 0 {
+			bonus[s.Name] = s.BluffBonus
+		}
+	}
+	if len(bonus) > 0 {
+		line["bluff_bonus"] = bonus
+	}
 	b, _ := json.Marshal(line)
 	return b
 }
@@ -258,6 +275,12 @@ func (c Config) Validate() error {
 		bad("state_dir: empty")
 	}
 	for _, s := range c.Seats {
+		if s.Computer && s.BluffBonus != 0 {
+			bad("seats: %s: a computer seat has insight, not a bluff bonus", s.Name)
+		}
+		if s.BluffBonus < -engine.MaxBluffBonus || s.BluffBonus > engine.MaxBluffBonus {
+			bad("seats: %s: bluff_bonus must be -%d to %d", s.Name, engine.MaxBluffBonus, engine.MaxBluffBonus)
+		}
 		if !s.Computer && (s.Level != "" || s.Insight != 0) {
 			bad("seats: %s has a level or insight but is not a computer seat (computer: true)", s.Name)
 		}

@@ -95,6 +95,8 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		{"calibration: /nonexistent/cal.yaml", "calibration:"},
 		{"board: {driver: laser, seats: [a], track: {number_spaces: 4}}", "board:"},
 		{"log: {level: loud}", "log.level"},
+		{"seats: [{name: a, bluff_bonus: 21}, {name: b}]", "seats: a: bluff_bonus must be -20 to 20"},
+		{"seats: [{name: a, bluff_bonus: 2}, {name: b, computer: true, bluff_bonus: 1}]", "seats: b: a computer seat has insight, not a bluff bonus"},
 		{"camera: {retry: soon}", "line 1: cannot unmarshal !!str `soon` into time.Duration"},
 	}
 	for _, c := range cases {
@@ -102,6 +104,18 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v; want an error with %q", c.yaml, err, c.want)
 		}
+	}
+}
+
+// TestBluffCheckSettings puts a table's bluff check in its game: on at a
+// preset whose default is off, and a person's bonus.
+func TestBluffCheckSettings(t *testing.T) {
+	c, err := Decode(strings.NewReader("rules: common-hand\nbluff_check: true\nseats: [{name: ann, bluff_bonus: 3}, {name: bot, computer: true, insight: 2}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(c.NewGameLine()), `{"bluff_bonus":{"ann":3},"bluff_check":true,"rules":"common-hand","seats":["ann","bot"],"type":"new_game"}`; got != want {
+		t.Errorf("new game line: got %s; want %s", got, want)
 	}
 }
 
