@@ -20,10 +20,11 @@ TAGS    ?=
 GOTAGS  := $(if $(TAGS),-tags '$(TAGS)',)
 TESTTIMEOUT ?= 15m
 
-# System packages: what building needs, and what the tests start themselves.
+# System packages: what building needs (ca-certificates for the module
+# proxy), and what the tests start themselves.
 # OpenBLAS replaces the reference BLAS behind OpenCV's matrix product, which
 # the dice reader's networks use (about three times faster; docs/vision.md).
-BUILD_PKGS := pkg-config g++ libopencv-dev libopenblas0-pthread
+BUILD_PKGS := pkg-config g++ libopencv-dev libopenblas0-pthread ca-certificates
 TEST_PKGS  := mosquitto chromium
 
 .PHONY: all build test demo vet bench train fuzz deps go-toolchain test-deps clean install
@@ -51,7 +52,9 @@ go-toolchain:
 	if [ -n "$$have" ] && printf 'go%s\n%s\n' "$(GO_MIN)" "$$have" | sort -V -C; then exit 0; fi; \
 	if ! command -v $(GO) >/dev/null; then \
 		echo "make: installing golang-go (apt)"; \
-		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go ca-certificates; \
+		have=$$($(GO) env GOVERSION 2>/dev/null); \
+		if [ -n "$$have" ] && printf 'go%s\n%s\n' "$(GO_MIN)" "$$have" | sort -V -C; then exit 0; fi; \
 	fi; \
 	arch=$$($(GO) env GOARCH); [ "$$arch" = arm ] && arch=armv6l; \
 	mod=golang.org/toolchain@v0.0.1-go$(GO_MIN).linux-$$arch; \
