@@ -305,6 +305,17 @@ func TestKeypad(t *testing.T) {
 	}
 }
 
+func TestKeypadBluffOnLongBid(t *testing.T) {
+	for _, bluffs := range []bool{false, true} {
+		k, _ := NewKeypad([]string{"ann"}, KeypadOptions{MaxQuantity: 30, Sides: 6, BluffOnLongBid: bluffs})
+		short, _ := k.Press(Press{Seat: "ann", Button: ButtonBid})
+		long, _ := k.Press(Press{Seat: "ann", Button: ButtonBid, Long: true})
+		if short.Bluff || long.Bluff != bluffs {
+			t.Errorf("BluffOnLongBid %v: short press bluff %v, long press bluff %v; want false, %v", bluffs, short.Bluff, long.Bluff, bluffs)
+		}
+	}
+}
+
 func TestKeypadConfirmCalls(t *testing.T) {
 	k, _ := NewKeypad([]string{"ann"}, KeypadOptions{MaxQuantity: 30, Sides: 6, ConfirmCalls: true})
 	if c, ok := k.Press(Press{Seat: "ann", Button: ButtonChallenge}); ok {

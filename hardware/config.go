@@ -88,6 +88,8 @@ type ButtonsConfig struct {
 	LongPress time.Duration `yaml:"long_press,omitempty"`
 	// ConfirmCalls makes challenge and spot-on need a long press.
 	ConfirmCalls bool `yaml:"confirm_calls,omitempty"`
+	// BluffOnLongBid makes a long press of bid a bid with the bluff check.
+	BluffOnLongBid bool `yaml:"bluff_on_long_bid,omitempty"`
 	// Sides is the number of faces the face button steps through
 	// (default 6).
 	Sides int `yaml:"sides,omitempty"`

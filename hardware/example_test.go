@@ -82,7 +82,7 @@ track: {number_spaces: 10}
 		}
 	})
 	// Output:
-	// {Type:bid Seat:ann Quantity:2 Face:1}
+	// {Type:bid Seat:ann Quantity:2 Face:1 Bluff:false}
 }
 
 func BenchmarkRender(b *testing.B) {

@@ -13,6 +13,9 @@ type Command struct {
 	Seat     string `json:"seat"`
 	Quantity int    `json:"quantity,omitempty"`
 	Face     int    `json:"face,omitempty"`
+	// Bluff asks for the bluff check against the next seat (RULINGS.md,
+	// classic's computer seats).
+	Bluff bool `json:"bluff,omitempty"`
 }
 
 // KeypadOptions configures a Keypad.
@@ -26,6 +29,9 @@ type KeypadOptions struct {
 	// a brushed button does not end a hand; short presses of them are
 	// ignored.
 	ConfirmCalls bool
+	// BluffOnLongBid makes a long press of bid a bid with the bluff check
+	// (at a table that plays it); else a long press bids as a short one.
+	BluffOnLongBid bool
 }
 
 // Keypad turns the presses of the seats' buttons into commands. Each seat
@@ -60,7 +66,8 @@ func NewKeypad(seats []string, opts KeypadOptions) (*Keypad, error) {
 // Press applies p to its seat's pending bid and returns the command it
 // makes, if any: up and down change the quantity by 1 (5 on a long press)
 // within 1..MaxQuantity, face steps to the next face (previous on a long
-// press, wrapping around), bid bids the pending quantity and face, and
+// press, wrapping around), bid bids the pending quantity and face (with the
+// bluff check on a long press, with BluffOnLongBid), and
 // challenge and spot-on call. Presses of unknown seats make nothing.
 func (k *Keypad) Press(p Press) (Command, bool) {
 	k.mu.Lock()
@@ -85,7 +92,7 @@ func (k *Keypad) Press(p Press) (Command, bool) {
 			pb.face = pb.face%k.opts.Sides + 1
 		}
 	case ButtonBid:
-		return Command{Type: "bid", Seat: p.Seat, Quantity: pb.quantity, Face: pb.face}, true
+		return Command{Type: "bid", Seat: p.Seat, Quantity: pb.quantity, Face: pb.face, Bluff: p.Long && k.opts.BluffOnLongBid}, true
 	case ButtonChallenge, ButtonSpotOn:
 		if k.opts.ConfirmCalls && !p.Long {
 			return Command{}, false

@@ -101,7 +101,7 @@ func Open(c Config, opts OpenOptions) (rig *Rig, err error) {
 	if sides == 0 {
 		sides = FaceLEDs
 	}
-	keypad, err := NewKeypad(c.Seats, KeypadOptions{MaxQuantity: c.Track.NumberSpaces, Sides: sides, ConfirmCalls: c.Buttons.ConfirmCalls})
+	keypad, err := NewKeypad(c.Seats, KeypadOptions{MaxQuantity: c.Track.NumberSpaces, Sides: sides, ConfirmCalls: c.Buttons.ConfirmCalls, BluffOnLongBid: c.Buttons.BluffOnLongBid})
 	if err != nil {
 		return nil, err
 	}
