@@ -90,7 +90,7 @@ type Referee struct {
 	cfg    Config
 	log    *slog.Logger
 	table  *engine.Table
-	lines  [][]byte // the journal's lines, all accepted
+	lines  [][]byte // the journal's lines, refused ones too
 	replay []engine.Event
 
 	inputs   chan input
