@@ -58,9 +58,7 @@ func TestCameraReadsTheReveal(t *testing.T) {
 		}
 	}
 	h.stop()
-	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
-		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
-	}
+	checkPublishedIsAdjudicated(t, h, path)
 }
 
 func TestCameraInDoubtAsksForALook(t *testing.T) {
@@ -171,9 +169,7 @@ func TestCameraReadsTheOpeningRoll(t *testing.T) {
 		t.Errorf("events after the opening roll %v:\n%s\nwant %s to open", roll, got, want)
 	}
 	h.stop()
-	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
-		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
-	}
+	checkPublishedIsAdjudicated(t, h, path)
 }
 
 // TestCameraWaitsForTheReroll reads an opening roll that ties: the camera
@@ -233,6 +229,13 @@ func TestCameraWaitsForTheReroll(t *testing.T) {
 	if n := strings.Count(string(journal), `"opening_roll"`); n != 2 {
 		t.Errorf("the journal holds %d opening rolls; want 2 (the tie and the re-roll):\n%s", n, journal)
 	}
+	checkPublishedIsAdjudicated(t, h, path)
+}
+
+// checkPublishedIsAdjudicated checks that the events the stopped referee
+// published are what adjudicating its journal at path gives.
+func checkPublishedIsAdjudicated(t *testing.T, h *harness, path string) {
+	t.Helper()
 	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
 		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
 	}
