@@ -209,6 +209,42 @@ func TestReadTrainBadFlags(t *testing.T) {
 	}
 }
 
+// TestParseSubset checks that the halves and the quarters of the train/
+// split each hold the images they name and that together the quarters
+// hold every image once.
+func TestParseSubset(t *testing.T) {
+	for _, tc := range []struct {
+		part string
+		want []int // indices in 0..7 the part holds
+	}{
+		{"even", []int{0, 2, 4, 6}},
+		{"odd", []int{1, 3, 5, 7}},
+		{"q0", []int{0, 4}},
+		{"q1", []int{1, 5}},
+		{"q2", []int{2, 6}},
+		{"q3", []int{3, 7}},
+	} {
+		inPart, err := parseSubset(tc.part)
+		if err != nil {
+			t.Fatalf("parseSubset(%q): %v", tc.part, err)
+		}
+		var got []int
+		for i := 0; i < 8; i++ {
+			if inPart(i) {
+				got = append(got, i)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("parseSubset(%q) holds %v; want %v", tc.part, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "third", "q4", "q", "Q1"} {
+		if _, err := parseSubset(bad); err == nil {
+			t.Errorf("parseSubset(%q): no error", bad)
+		}
+	}
+}
+
 // TestReadBenchSynthetic runs readbench's synthetic, marbled and
 // cocked-dice measures on a table or two each and checks they report what
 // they counted.

@@ -33,7 +33,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	cocked := fs.Int("cocked", 0, "synthetic tables with a quarter of their dice cocked, to count cocked dice read wrong without a flag; 0 skips them")
 	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
 	annotate := fs.String("annotate", "", "folder to write annotated images into")
-	subset := fs.String("subset", "", "only the even or odd images of the train split (in name order), to validate on the half readtrain -holdout left out")
+	subset := fs.String("subset", "", "only the even or odd images of the train split (in name order), or a quarter of them (q0 to q3), to validate on the part readtrain -holdout left out")
 	verbose := fs.Bool("v", false, "list every miss and wrong read")
 	models := fs.String("models", "", "folder of retrained weights (face.json, finder.json, facenet.json, as readtrain writes them) to measure instead of the embedded ones")
 	fixesPath := fs.String("label-fixes", defaultLabelFixes, "label corrections to score against as well as the photographs' own labels; empty skips them")
