@@ -2,6 +2,7 @@ package mqtt_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -109,9 +110,13 @@ func TestExposedBrokerNeedsUsersForCommands(t *testing.T) {
 	defer b.Close()
 	url := b.URL()
 	spy := mqtttest.Subscribe(t, url, "spy", "liarsdice/t1/#")
-	anon := mqtttest.Subscribe(t, url, "anon", "nothing")
-	anon.Publish(t, "liarsdice/t1/cmd", []byte(`{"type":"bid"}`))  // acked, dropped
-	anon.Publish(t, "liarsdice/t1/state", []byte(`{"fake":true}`)) // acked, dropped
+	// The broker answers a refused QoS 1 publish from an MQTT 3.1.1 client
+	// by closing its connection, so each attempt gets a client of its own.
+	for topic, payload := range map[string]string{"liarsdice/t1/cmd": `{"type":"bid"}`, "liarsdice/t1/state": `{"fake":true}`} {
+		if err := publishOnce(url, "anon", topic, payload); err == nil {
+			t.Errorf("an anonymous publish on %s was acknowledged", topic)
+		}
+	}
 
 	user, pw := b.Credentials()
 	ref, err := mqtt.Dial(mqtt.Options{Broker: url, Table: "t1", StoreDir: t.TempDir(), Username: user, Password: pw, Logger: quiet()})
@@ -155,4 +160,20 @@ func TestExposedBrokerNeedsUsersForCommands(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = ref.Close(ctx)
+}
+
+// publishOnce connects as clientID without a name, publishes payload at QoS 1
+// and disconnects. It returns the publish's error: nil only when the broker
+// acknowledged it.
+func publishOnce(url, clientID, topic, payload string) error {
+	c := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID(clientID).SetAutoReconnect(false))
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		return fmt.Errorf("connecting: %v", tok.Error())
+	}
+	defer c.Disconnect(50)
+	tok := c.Publish(topic, 1, false, payload)
+	if !tok.WaitTimeout(5 * time.Second) {
+		return errors.New("no answer to the publish")
+	}
+	return tok.Error()
 }
