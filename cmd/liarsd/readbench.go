@@ -29,6 +29,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	split := fs.String("split", "test", "split of the photographs to measure (tune on train, measure on test)")
 	synthetic := fs.Int("synthetic", 200, "synthetic star-dice tables to measure; 0 skips them")
 	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
+	glossy := fs.Int("glossy", 0, "synthetic tables of glossy star dice (every pip's rim catching the light, half of them dark translucent dice) to measure; 0 skips them")
 	marbled := fs.Int("marbled", 0, "synthetic tables of marbled star dice (veins through every die's body) to measure; 0 skips them")
 	cocked := fs.Int("cocked", 0, "synthetic tables with a quarter of their dice cocked, to count cocked dice read wrong without a flag; 0 skips them")
 	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
@@ -119,14 +120,14 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 	}
 	for _, set := range []struct {
-		name    string
-		tables  int
-		marbled bool
-	}{{"star dice", *synthetic, false}, {"marbled star dice", *marbled, true}} {
+		name   string
+		tables int
+		kind   string
+	}{{"star dice", *synthetic, "synth"}, {"marbled star dice", *marbled, "marbled"}, {"glossy star dice", *glossy, "glossy"}} {
 		if set.tables <= 0 {
 			continue
 		}
-		score, err := benchSynthetic(ctx, reader, *seed, set.tables, set.marbled, *annotate, *verbose, stdout)
+		score, err := benchSynthetic(ctx, reader, *seed, set.tables, set.kind, *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1

@@ -41,13 +41,16 @@ func readSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int
 }
 
 // benchSynthetic reads n synthetic tables of star dice (a third of the dice
-// show the star, in all three artworks), every die marbled when marbled is
-// set, and scores the reads.
-func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, marbled bool, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+// show the star, in all three artworks), every die marbled or glossy when
+// kind says so ("marbled", "glossy"; else "synth"), and scores the reads.
+func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, kind string, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
 	var total vision.Score
-	opts, kind := synth.RandomOptions{StarShare: 1.0 / 3}, "synth"
-	if marbled {
-		opts.Marbled, kind = 1, "marbled"
+	opts := synth.RandomOptions{StarShare: 1.0 / 3}
+	switch kind {
+	case "marbled":
+		opts.Marbled = 1
+	case "glossy":
+		opts.Glossy = 1
 	}
 	err := readSynthetic(ctx, reader, seed, n, opts, func(s uint64, img *gocv.Mat, truth, dice []vision.Die) {
 		score, errs := vision.Compare(dice, truthLabels(truth))

@@ -178,6 +178,9 @@ func drawDie(canvas, mask *gocv.Mat, s Scene, d Die, rng *rand.Rand) (vision.Die
 		return vision.Die{}, err
 	}
 	drawFace(canvas, d, cx, cy, side, squash, rot)
+	if d.Glints {
+		glintPips(canvas, d, cx, cy, side, squash, rot, s.Light.Angle)
+	}
 	if s.Light.Glare > 0 && rng.Float64() < s.Light.Glare {
 		glare(canvas, mask, cx, cy, side, rng)
 	}
@@ -212,21 +215,48 @@ var pipOffsets = map[int][][2]float64{
 
 // drawFace draws the pips, or the star artwork, of the top face.
 func drawFace(canvas *gocv.Mat, d Die, cx, cy, side, squash, rot float64) {
-	ux, uy := math.Cos(rot*math.Pi/180), math.Sin(rot*math.Pi/180)
-	vx, vy := -uy*squash, ux*squash
 	if d.Face == 1 && d.One != Pip {
 		drawStar(canvas, d.One, cx, cy, side, squash, rot, d.PipColour)
 		return
 	}
-	pitch := side * 0.27
-	r := side * 0.09
-	if d.Face == 1 {
-		r = side * 0.12
-	}
+	r := pipRadius(d.Face, side)
 	for _, o := range pipOffsets[d.Face] {
-		px := cx + (o[0]*ux+o[1]*vx)*pitch
-		py := cy + (o[0]*uy+o[1]*vy)*pitch
+		px, py := pipCentre(o, cx, cy, side, squash, rot)
 		ellipse(canvas, px, py, r, r*squash, rot, d.PipColour)
+	}
+}
+
+// pipRadius is the radius of a pip on a face of the given side.
+func pipRadius(face int, side float64) float64 {
+	if face == 1 {
+		return side * 0.12
+	}
+	return side * 0.09
+}
+
+// pipCentre is where the pip at offset o lies on a face centred at cx, cy.
+func pipCentre(o [2]float64, cx, cy, side, squash, rot float64) (float64, float64) {
+	ux, uy := math.Cos(rot*math.Pi/180), math.Sin(rot*math.Pi/180)
+	vx, vy := -uy*squash, ux*squash
+	pitch := side * 0.27
+	return cx + (o[0]*ux+o[1]*vx)*pitch, cy + (o[0]*uy+o[1]*vy)*pitch
+}
+
+// glintPips draws the lit rim of each recessed pip: a white crescent on
+// the side away from the light, whose far wall it strikes.
+func glintPips(canvas *gocv.Mat, d Die, cx, cy, side, squash, rot, lightAngle float64) {
+	if d.Face == 1 && d.One != Pip {
+		return
+	}
+	r := pipRadius(d.Face, side)
+	// The arc's angles are measured in the pip's own (turned) frame.
+	mid := lightAngle + 180 - rot
+	thick := max(1, int(r*0.35))
+	for _, o := range pipOffsets[d.Face] {
+		px, py := pipCentre(o, cx, cy, side, squash, rot)
+		gocv.EllipseWithParams(canvas, image.Point{X: int(px * 16), Y: int(py * 16)},
+			image.Point{X: int(r * 0.9 * 16), Y: int(r * 0.9 * squash * 16)}, rot, mid-60, mid+60,
+			color.RGBA{240, 240, 235, 255}, thick, gocv.LineAA, 4)
 	}
 }
 

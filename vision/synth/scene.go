@@ -81,6 +81,10 @@ type Die struct {
 	// Hidden is the share of the die covered by something (a hand, a cup's
 	// rim), 0 to 1. A reader should flag a half-hidden die uncertain.
 	Hidden float64
+	// Glints draws the rims of recessed, glossy pips catching the light:
+	// a white crescent on each pip's far side from the light, which on a
+	// dark die can look like a pip of its own.
+	Glints bool
 }
 
 // Lighting describes uneven light on the table.
@@ -242,6 +246,17 @@ var Palettes = []Palette{
 	{rgb(40, 150, 160), rgb(255, 255, 255)}, // teal, white pips
 }
 
+// Tints are translucent dice's tinted bodies and their pips: dark, with
+// red or light pips, the hardest dice of the photographs to read.
+var Tints = []Palette{
+	{rgb(45, 40, 48), rgb(200, 30, 40)},   // smoke, red pips
+	{rgb(30, 70, 150), rgb(210, 30, 40)},  // blue, red pips
+	{rgb(80, 30, 100), rgb(210, 40, 50)},  // purple, red pips
+	{rgb(70, 20, 28), rgb(230, 230, 225)}, // garnet, white pips
+	{rgb(20, 90, 70), rgb(230, 230, 225)}, // emerald, white pips
+	{rgb(40, 40, 45), rgb(220, 180, 60)},  // smoke, gold pips
+}
+
 // Tables are common table surfaces.
 var Tables = []color.RGBA{
 	rgb(35, 90, 50),    // green felt
@@ -316,6 +331,11 @@ type RandomOptions struct {
 	// Marbled is the share of dice with a marbled body: veins of another
 	// colour through it, which a reader must not take for pips. Default 0.
 	Marbled float64
+	// Glossy is the share of dice with glossy, recessed pips whose rims
+	// catch the light (Die.Glints); half of them are also tinted
+	// translucent dice (Tints), as many of the photographs' dice are.
+	// Default 0.
+	Glossy float64
 }
 
 // Random returns a realistic random scene: a table, dice of many colours
@@ -357,6 +377,7 @@ func Random(seed uint64, o RandomOptions) Scene {
 	// The marbling draws from its own stream, so that a scene is the same
 	// with and without it but for the veins.
 	marbles := rand.New(rand.NewPCG(seed, 0x3a7b1e))
+	gloss := rand.New(rand.NewPCG(seed, 0x91e75))
 	dice := make([]Die, o.Dice)
 	for i := range dice {
 		p := Palettes[rng.IntN(len(Palettes))]
@@ -385,6 +406,12 @@ func Random(seed uint64, o RandomOptions) Scene {
 		}
 		if o.Marbled > 0 && marbles.Float64() < o.Marbled {
 			marble(&d, marbles)
+		}
+		if o.Glossy > 0 && gloss.Float64() < o.Glossy {
+			d.Glints = true
+			if t := Tints[gloss.IntN(len(Tints))]; gloss.Float64() < 0.5 && colourDistance(t.Body, s.Table) >= 60 {
+				d.Colour, d.PipColour, d.Translucent = t.Body, t.Pips, true
+			}
 		}
 		dice[i] = d
 	}

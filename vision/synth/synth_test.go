@@ -195,3 +195,70 @@ func TestMarbledBody(t *testing.T) {
 func colourGap(a, b color.RGBA) float64 {
 	return math.Abs(float64(a.R)-float64(b.R)) + math.Abs(float64(a.G)-float64(b.G)) + math.Abs(float64(a.B)-float64(b.B))
 }
+
+// TestRandomGlossy checks that Glossy draws from a stream of its own (the
+// scene is the same but for the glossy dice) and that the tinted dice it
+// makes are translucent and stand apart from the table.
+func TestRandomGlossy(t *testing.T) {
+	plain := synth.Random(7, synth.RandomOptions{Cocked: 0.2})
+	glossy := synth.Random(7, synth.RandomOptions{Cocked: 0.2, Glossy: 0.5})
+	n, tinted := 0, 0
+	for i, d := range glossy.Dice {
+		p := plain.Dice[i]
+		if p.Glints {
+			t.Errorf("die %d glossy with no Glossy share", i)
+		}
+		if d.Glints {
+			n++
+		}
+		if d.Colour != p.Colour {
+			tinted++
+			if !d.Glints || !d.Translucent || colourGap(d.Colour, glossy.Table) < 60 {
+				t.Errorf("die %d: tinted %+v: want a glossy translucent die off the table's colour", i, d)
+			}
+		}
+		if d.Face != p.Face || d.X != p.X || d.Y != p.Y || d.Rotation != p.Rotation || d.Tilt != p.Tilt {
+			t.Errorf("die %d: got %+v with Glossy; want %+v but for the gloss", i, d, p)
+		}
+	}
+	if n < 5 || n > 25 || tinted == 0 || tinted >= n {
+		t.Errorf("%d of %d dice glossy (%d tinted) with Glossy 0.5", n, len(glossy.Dice), tinted)
+	}
+}
+
+// TestGlintsCatchTheLight checks that a glossy die's pips show a bright rim
+// on the side away from the light, and a plain one's none.
+func TestGlintsCatchTheLight(t *testing.T) {
+	die := synth.Die{X: 60, Y: 60, Size: 80, Face: 5, One: synth.Pip, Colour: synth.Tints[0].Body, PipColour: synth.Tints[0].Pips}
+	// bright counts the near-white pixels on each side of the face.
+	bright := func(d synth.Die) (left, right int) {
+		t.Helper()
+		img, _, err := synth.Render(synth.Scene{Width: 120, Height: 120, Table: synth.Tables[2], Dice: []synth.Die{d}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer img.Close()
+		for y := 30; y < 90; y++ {
+			for x := 30; x < 90; x++ {
+				if v := img.GetVecbAt(y, x); v[0] > 200 && v[1] > 200 && v[2] > 200 {
+					if x < 60 {
+						left++
+					} else {
+						right++
+					}
+				}
+			}
+		}
+		return left, right
+	}
+	if l, r := bright(die); l+r != 0 {
+		t.Errorf("matte pips: %d bright pixels; want none", l+r)
+	}
+	// With no Light the light comes from angle 0 (the right): the rims
+	// glint on the left of each pip, so more on the face's left half.
+	die.Glints = true
+	l, r := bright(die)
+	if l < 20 || l <= r {
+		t.Errorf("glossy pips: %d bright pixels on the left, %d on the right; want at least 20, most on the left", l, r)
+	}
+}
