@@ -147,6 +147,16 @@ var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true, ".bmp
 // OpenFolder returns a Source that gives the folder's images in name
 // order, starting over after the last.
 func OpenFolder(dir string) (Source, error) {
+	paths, err := FolderImages(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &files{paths: paths}, nil
+}
+
+// FolderImages lists the image files directly in dir (by extension), in
+// name order. A folder with none is an error.
+func FolderImages(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("vision: %w", err)
@@ -161,7 +171,7 @@ func OpenFolder(dir string) (Source, error) {
 		return nil, fmt.Errorf("vision: no images in %s", dir)
 	}
 	sort.Strings(paths)
-	return &files{paths: paths}, nil
+	return paths, nil
 }
 
 // Capture decodes the next image.

@@ -44,7 +44,7 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	annotate := fs.String("annotate", "", "folder to write each image into with the dice drawn on it")
 	calFile := fs.String("calibration", "", "the table's calibration file (liarsd calibrate): its view, die size, threshold and face templates; flags given here win")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: liarsd read [flags] IMAGE...\n\nPrints one JSON object per image per line:\n"+
+		fmt.Fprintln(stderr, "usage: liarsd read [flags] IMAGE|FOLDER...\n\nPrints one JSON object per image per line (a folder: each image in it, in name order):\n"+
 			`{"image": PATH, "dice": [{"face": 1-6, "star": bool, "x": px, "y": px, "size": px, "confidence": 0-1, "uncertain": bool}], "ms": float}`+
 			"\nAn image that cannot be read gets an \"error\" field, and the exit code is 1.")
 		fs.PrintDefaults()
@@ -98,11 +98,16 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	enc := json.NewEncoder(stdout)
 	code := 0
-	for _, path := range fs.Args() {
+	for _, in := range imagePaths(fs.Args()) {
 		if ctx.Err() != nil {
 			return 1
 		}
-		res := readOne(reader, path, *annotate)
+		res := readResult{Image: in.path, Dice: []vision.Die{}}
+		if in.err != nil {
+			res.Error = in.err.Error()
+		} else {
+			res = readOne(reader, in.path, *annotate)
+		}
 		if res.Error != "" {
 			fmt.Fprintf(stderr, "read: %s\n", res.Error)
 			code = 1
@@ -113,6 +118,33 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	return code
+}
+
+// imageInput is one image to read, or why a folder given gave none.
+type imageInput struct {
+	path string
+	err  error
+}
+
+// imagePaths expands each folder among args into the images in it (name
+// order); files, and paths that do not exist, stay as given for readOne
+// to read or report.
+func imagePaths(args []string) []imageInput {
+	var in []imageInput
+	for _, a := range args {
+		if st, err := os.Stat(a); err != nil || !st.IsDir() {
+			in = append(in, imageInput{path: a})
+			continue
+		}
+		imgs, err := vision.FolderImages(a)
+		if err != nil {
+			in = append(in, imageInput{path: a, err: err})
+		}
+		for _, p := range imgs {
+			in = append(in, imageInput{path: p})
+		}
+	}
+	return in
 }
 
 // diceReader reads the dice in an image: a *vision.Reader, or a

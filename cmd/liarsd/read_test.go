@@ -164,6 +164,43 @@ func TestReadBadInput(t *testing.T) {
 	}
 }
 
+// TestReadFolder reads every image in a folder given for an image, in name
+// order and with its own path, skips files that are no images, and reports
+// a folder with none as an error line.
+func TestReadFolder(t *testing.T) {
+	reveal, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, empty := t.TempDir(), t.TempDir()
+	for name, data := range map[string][]byte{"b.png": reveal, "a.PNG": reveal, "notes.txt": []byte("not an image")} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := runRead(context.Background(), []string{dir, empty}, nil, &out, &errOut); code != 1 {
+		t.Errorf("exit %d; want 1 (a folder without images)", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{filepath.Join(dir, "a.PNG"), filepath.Join(dir, "b.png"), empty}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines; want %d: %q", len(lines), len(want), out.String())
+	}
+	for i, l := range lines {
+		var res readResult
+		if err := json.Unmarshal([]byte(l), &res); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if res.Image != want[i] {
+			t.Errorf("line %d: image %q; want %q", i, res.Image, want[i])
+		}
+		if last := i == len(want)-1; last != (res.Error != "") || (!last && len(res.Dice) != 12) {
+			t.Errorf("line %d: %d dice, error %q; want 12 dice from an image, an error for the empty folder", i, len(res.Dice), res.Error)
+		}
+	}
+}
+
 // TestReadBottomView reads the reveal from below: every face turns over.
 func TestReadBottomView(t *testing.T) {
 	img := filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png")
