@@ -9,12 +9,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"gocv.io/x/gocv"
 
 	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/vision"
+	"github.com/liarsd/liarsd/vision/synth"
 )
 
 func init() {
@@ -43,8 +46,10 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	minConf := fs.Float64("min-confidence", vision.DefaultMinConfidence, "confidence below which a die is flagged uncertain")
 	annotate := fs.String("annotate", "", "folder to write each image into with the dice drawn on it")
 	calFile := fs.String("calibration", "", "the table's calibration file (liarsd calibrate): its view, die size, threshold and face templates; flags given here win")
+	camera := fs.String("camera", "", "read frames from a camera instead of images: a V4L2 device (/dev/video0), gst:PIPELINE, or synth:SEED (synthetic tables)")
+	frames := fs.Int("frames", 1, "with -camera, how many frames to capture and read")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: liarsd read [flags] IMAGE|FOLDER...\n\nPrints one JSON object per image per line (a folder: each image in it, in name order):\n"+
+		fmt.Fprintln(stderr, "usage: liarsd read [flags] IMAGE|FOLDER...\n       liarsd read [flags] -camera SPEC [-frames N]\n\nPrints one JSON object per image per line (a folder: each image in it, in name order):\n"+
 			`{"image": PATH, "dice": [{"face": 1-6, "star": bool, "x": px, "y": px, "size": px, "confidence": 0-1, "uncertain": bool}], "ms": float}`+
 			"\nAn image that cannot be read gets an \"error\" field, and the exit code is 1.")
 		fs.PrintDefaults()
@@ -57,7 +62,7 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "read: %v\n", err)
 		return 2
 	}
-	if fs.NArg() == 0 {
+	if (fs.NArg() == 0) == (*camera == "") || *frames < 1 {
 		fs.Usage()
 		return 2
 	}
@@ -97,6 +102,9 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	enc := json.NewEncoder(stdout)
+	if *camera != "" {
+		return readCamera(ctx, reader, *camera, *frames, *annotate, enc, stderr)
+	}
 	code := 0
 	for _, in := range imagePaths(fs.Args()) {
 		if ctx.Err() != nil {
@@ -153,15 +161,70 @@ type diceReader interface {
 	Read(img gocv.Mat) ([]vision.Die, error)
 }
 
+// readCamera captures frames from the camera named by spec and prints a
+// line for each, its image named SPEC#N (N from 1). A frame the camera
+// fails to give is an error line and the exit code 1; the frames after it
+// are still tried.
+func readCamera(ctx context.Context, reader diceReader, spec string, frames int, annotate string, enc *json.Encoder, stderr io.Writer) int {
+	src, err := openReadCamera(spec)
+	if err != nil {
+		fmt.Fprintf(stderr, "read: %v\n", err)
+		return 1
+	}
+	defer src.Close()
+	code := 0
+	for i := 1; i <= frames; i++ {
+		if ctx.Err() != nil {
+			return 1
+		}
+		name := fmt.Sprintf("%s#%d", spec, i)
+		res := readResult{Image: name, Dice: []vision.Die{}}
+		if img, err := src.Capture(); err != nil {
+			res.Error = err.Error()
+		} else {
+			res = readMat(reader, name, img, filepath.Join(annotate, fmt.Sprintf("frame-%04d.png", i)), annotate != "")
+			img.Close()
+		}
+		if res.Error != "" {
+			fmt.Fprintf(stderr, "read: %s\n", res.Error)
+			code = 1
+		}
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "read: %v\n", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// openReadCamera opens a camera as vision.Open does, or a synthetic table
+// for "synth:SEED" (a third of its dice showing the star, in the three
+// artworks), which vision cannot open itself.
+func openReadCamera(spec string) (vision.Source, error) {
+	if seed, ok := strings.CutPrefix(spec, "synth:"); ok {
+		n, err := strconv.ParseUint(seed, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("synthetic camera %q: want synth:SEED, a whole number", spec)
+		}
+		return synth.NewRandomSource(n, synth.RandomOptions{StarShare: 1.0 / 3}), nil
+	}
+	return vision.Open(spec)
+}
+
 // readOne reads one image file; its errors go into the result.
 func readOne(reader diceReader, path, annotate string) readResult {
-	res := readResult{Image: path, Dice: []vision.Die{}}
 	img, err := vision.LoadImage(path)
 	if err != nil {
-		res.Error = err.Error()
-		return res
+		return readResult{Image: path, Dice: []vision.Die{}, Error: err.Error()}
 	}
 	defer img.Close()
+	return readMat(reader, path, img, filepath.Join(annotate, filepath.Base(path)), annotate != "")
+}
+
+// readMat reads the dice in img, named name in the result, and writes the
+// image with its reads drawn on it to annotatePath when annotate is set.
+func readMat(reader diceReader, name string, img gocv.Mat, annotatePath string, annotate bool) readResult {
+	res := readResult{Image: name, Dice: []vision.Die{}}
 	start := time.Now()
 	dice, err := reader.Read(img)
 	res.MS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
@@ -175,9 +238,9 @@ func readOne(reader diceReader, path, annotate string) readResult {
 		dice[i].Size = math.Round(dice[i].Size*10) / 10
 	}
 	res.Dice = dice
-	if annotate != "" {
+	if annotate {
 		vision.Annotate(&img, dice)
-		gocv.IMWrite(filepath.Join(annotate, filepath.Base(path)), img)
+		gocv.IMWrite(annotatePath, img)
 	}
 	return res
 }

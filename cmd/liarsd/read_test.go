@@ -16,6 +16,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"github.com/liarsd/liarsd/calibration"
+	"github.com/liarsd/liarsd/vision"
 	"github.com/liarsd/liarsd/vision/synth"
 )
 
@@ -197,6 +198,54 @@ func TestReadFolder(t *testing.T) {
 		}
 		if last := i == len(want)-1; last != (res.Error != "") || (!last && len(res.Dice) != 12) {
 			t.Errorf("line %d: %d dice, error %q; want 12 dice from an image, an error for the empty folder", i, len(res.Dice), res.Error)
+		}
+	}
+}
+
+// TestReadCamera reads frames from the synthetic camera through the real
+// reader, each line named for its frame, and refuses a camera it cannot
+// open with exit 1 and bad flags with exit 2.
+func TestReadCamera(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runRead(context.Background(), []string{"-camera", "synth:3", "-frames", "2"}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines; want 2: %q", len(lines), out.String())
+	}
+	for i, l := range lines {
+		var res readResult
+		if err := json.Unmarshal([]byte(l), &res); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if want := fmt.Sprintf("synth:3#%d", i+1); res.Image != want {
+			t.Errorf("line %d: image %q; want %q", i, res.Image, want)
+		}
+		_, truth, err := synth.Render(synth.Random(uint64(3+i), synth.RandomOptions{StarShare: 1.0 / 3}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		score, _ := vision.Compare(res.Dice, truthLabels(truth))
+		if score.Wrong+score.Extra > 0 || score.Right < score.Labelled*9/10 {
+			t.Errorf("frame %d: %+v; want at least 90%% right and none wrong", i+1, score)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-camera", "/dev/video-none"}, 1},
+		{[]string{"-camera", "synth:seven"}, 1},
+		{[]string{"-camera", "synth:1", "-frames", "0"}, 2},
+		{[]string{"-camera", "synth:1", "reveal.png"}, 2},
+	} {
+		out.Reset()
+		if code := runRead(context.Background(), tc.args, nil, &out, &errOut); code != tc.code {
+			t.Errorf("runRead(%q): exit %d; want %d", tc.args, code, tc.code)
+		}
+		if out.Len() != 0 {
+			t.Errorf("runRead(%q) printed %q; want nothing", tc.args, out.String())
 		}
 	}
 }
