@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"os"
 	"path/filepath"
@@ -101,21 +102,25 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return 1
 		}
 	}
-	enc := json.NewEncoder(stdout)
+	results := imageResults(ctx, reader, fs.Args(), *annotate)
 	if *camera != "" {
-		return readCamera(ctx, reader, *camera, *frames, *annotate, enc, stderr)
-	}
-	code := 0
-	for _, in := range imagePaths(fs.Args()) {
-		if ctx.Err() != nil {
+		src, err := openReadCamera(*camera)
+		if err != nil {
+			fmt.Fprintf(stderr, "read: %v\n", err)
 			return 1
 		}
-		res := readResult{Image: in.path, Dice: []vision.Die{}}
-		if in.err != nil {
-			res.Error = in.err.Error()
-		} else {
-			res = readOne(reader, in.path, *annotate)
-		}
+		defer src.Close()
+		results = cameraResults(ctx, reader, src, *camera, *frames, *annotate)
+	}
+	return printResults(ctx, results, json.NewEncoder(stdout), stderr)
+}
+
+// printResults prints each result as a line of JSON, and its error on
+// stderr too. It returns the exit code: 1 when a result was an error or
+// ctx ended the reads.
+func printResults(ctx context.Context, results iter.Seq[readResult], enc *json.Encoder, stderr io.Writer) int {
+	code := 0
+	for res := range results {
 		if res.Error != "" {
 			fmt.Fprintf(stderr, "read: %s\n", res.Error)
 			code = 1
@@ -125,7 +130,31 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return 1
 		}
 	}
+	if ctx.Err() != nil {
+		return 1
+	}
 	return code
+}
+
+// imageResults reads the image files and folders of args in turn, until
+// ctx ends.
+func imageResults(ctx context.Context, reader diceReader, args []string, annotate string) iter.Seq[readResult] {
+	return func(yield func(readResult) bool) {
+		for _, in := range imagePaths(args) {
+			if ctx.Err() != nil {
+				return
+			}
+			res := readResult{Image: in.path, Dice: []vision.Die{}}
+			if in.err != nil {
+				res.Error = in.err.Error()
+			} else {
+				res = readOne(reader, in.path, annotate)
+			}
+			if !yield(res) {
+				return
+			}
+		}
+	}
 }
 
 // imageInput is one image to read, or why a folder given gave none.
@@ -161,40 +190,26 @@ type diceReader interface {
 	Read(img gocv.Mat) ([]vision.Die, error)
 }
 
-// readCamera captures frames from the camera named by spec and prints a
-// line for each, its image named SPEC#N (N from 1). A frame the camera
-// fails to give is an error line and the exit code 1; the frames after it
-// are still tried.
-func readCamera(ctx context.Context, reader diceReader, spec string, frames int, annotate string, enc *json.Encoder, stderr io.Writer) int {
-	src, err := openReadCamera(spec)
-	if err != nil {
-		fmt.Fprintf(stderr, "read: %v\n", err)
-		return 1
-	}
-	defer src.Close()
-	code := 0
-	for i := 1; i <= frames; i++ {
-		if ctx.Err() != nil {
-			return 1
-		}
-		name := fmt.Sprintf("%s#%d", spec, i)
-		res := readResult{Image: name, Dice: []vision.Die{}}
-		if img, err := src.Capture(); err != nil {
-			res.Error = err.Error()
-		} else {
-			res = readMat(reader, name, img, filepath.Join(annotate, fmt.Sprintf("frame-%04d.png", i)), annotate != "")
-			img.Close()
-		}
-		if res.Error != "" {
-			fmt.Fprintf(stderr, "read: %s\n", res.Error)
-			code = 1
-		}
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(stderr, "read: %v\n", err)
-			return 1
+// cameraResults captures frames from src, the camera named by spec, and
+// reads them, each named SPEC#N (N from 1), until ctx ends. A frame the
+// camera fails to give is an error result; the frames after it are still
+// tried.
+func cameraResults(ctx context.Context, reader diceReader, src vision.Source, spec string, frames int, annotate string) iter.Seq[readResult] {
+	return func(yield func(readResult) bool) {
+		for i := 1; i <= frames && ctx.Err() == nil; i++ {
+			name := fmt.Sprintf("%s#%d", spec, i)
+			res := readResult{Image: name, Dice: []vision.Die{}}
+			if img, err := src.Capture(); err != nil {
+				res.Error = err.Error()
+			} else {
+				res = readMat(reader, name, img, filepath.Join(annotate, fmt.Sprintf("frame-%04d.png", i)), annotate != "")
+				img.Close()
+			}
+			if !yield(res) {
+				return
+			}
 		}
 	}
-	return code
 }
 
 // openReadCamera opens a camera as vision.Open does, or a synthetic table
