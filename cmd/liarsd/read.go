@@ -202,7 +202,7 @@ func cameraResults(ctx context.Context, reader diceReader, src vision.Source, sp
 			if img, err := src.Capture(); err != nil {
 				res.Error = err.Error()
 			} else {
-				res = readMat(reader, name, img, filepath.Join(annotate, fmt.Sprintf("frame-%04d.png", i)), annotate != "")
+				res = readMat(reader, name, img, annotatePath(annotate, fmt.Sprintf("frame-%04d.png", i)))
 				img.Close()
 			}
 			if !yield(res) {
@@ -233,12 +233,21 @@ func readOne(reader diceReader, path, annotate string) readResult {
 		return readResult{Image: path, Dice: []vision.Die{}, Error: err.Error()}
 	}
 	defer img.Close()
-	return readMat(reader, path, img, filepath.Join(annotate, filepath.Base(path)), annotate != "")
+	return readMat(reader, path, img, annotatePath(annotate, filepath.Base(path)))
+}
+
+// annotatePath is where an annotated image named name goes in the folder
+// dir; no folder, no path.
+func annotatePath(dir, name string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, name)
 }
 
 // readMat reads the dice in img, named name in the result, and writes the
-// image with its reads drawn on it to annotatePath when annotate is set.
-func readMat(reader diceReader, name string, img gocv.Mat, annotatePath string, annotate bool) readResult {
+// image with its reads drawn on it to annotated unless that is empty.
+func readMat(reader diceReader, name string, img gocv.Mat, annotated string) readResult {
 	res := readResult{Image: name, Dice: []vision.Die{}}
 	start := time.Now()
 	dice, err := reader.Read(img)
@@ -253,9 +262,9 @@ func readMat(reader diceReader, name string, img gocv.Mat, annotatePath string, 
 		dice[i].Size = math.Round(dice[i].Size*10) / 10
 	}
 	res.Dice = dice
-	if annotate {
+	if annotated != "" {
 		vision.Annotate(&img, dice)
-		gocv.IMWrite(annotatePath, img)
+		gocv.IMWrite(annotated, img)
 	}
 	return res
 }

@@ -203,12 +203,20 @@ func TestReadFolder(t *testing.T) {
 }
 
 // TestReadCamera reads frames from the synthetic camera through the real
-// reader, each line named for its frame, and refuses a camera it cannot
+// reader, each line named for its frame and each frame annotated, and refuses a camera it cannot
 // open with exit 1 and bad flags with exit 2.
 func TestReadCamera(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := runRead(context.Background(), []string{"-camera", "synth:3", "-frames", "2"}, nil, &out, &errOut); code != 0 {
+	annotated := filepath.Join(t.TempDir(), "frames")
+	if code := runRead(context.Background(), []string{"-camera", "synth:3", "-frames", "2", "-annotate", annotated}, nil, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, name := range []string{"frame-0001.png", "frame-0002.png"} {
+		if img := gocv.IMRead(filepath.Join(annotated, name), gocv.IMReadColor); img.Empty() {
+			t.Errorf("-annotate wrote no readable %s", name)
+		} else {
+			img.Close()
+		}
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 {
