@@ -212,11 +212,11 @@ func TestReadCamera(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	for _, name := range []string{"frame-0001.png", "frame-0002.png"} {
-		if img := gocv.IMRead(filepath.Join(annotated, name), gocv.IMReadColor); img.Empty() {
+		img := gocv.IMRead(filepath.Join(annotated, name), gocv.IMReadColor)
+		if img.Empty() {
 			t.Errorf("-annotate wrote no readable %s", name)
-		} else {
-			img.Close()
 		}
+		img.Close()
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 {
