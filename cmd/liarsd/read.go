@@ -136,52 +136,32 @@ func printResults(ctx context.Context, results iter.Seq[readResult], enc *json.E
 	return code
 }
 
-// imageResults reads the image files and folders of args in turn, until
-// ctx ends.
+// imageResults reads the image files of args in turn, and the images of
+// each folder among them in name order (a folder with none is an error
+// result), until ctx ends.
 func imageResults(ctx context.Context, reader diceReader, args []string, annotate string) iter.Seq[readResult] {
 	return func(yield func(readResult) bool) {
-		for _, in := range imagePaths(args) {
-			if ctx.Err() != nil {
-				return
+		for _, arg := range args {
+			paths := []string{arg}
+			if st, err := os.Stat(arg); err == nil && st.IsDir() {
+				if paths, err = vision.FolderImages(arg); err != nil {
+					if !yield(errorResult(arg, err)) {
+						return
+					}
+				}
 			}
-			res := readResult{Image: in.path, Dice: []vision.Die{}}
-			if in.err != nil {
-				res.Error = in.err.Error()
-			} else {
-				res = readOne(reader, in.path, annotate)
-			}
-			if !yield(res) {
-				return
+			for _, path := range paths {
+				if ctx.Err() != nil || !yield(readOne(reader, path, annotate)) {
+					return
+				}
 			}
 		}
 	}
 }
 
-// imageInput is one image to read, or why a folder given gave none.
-type imageInput struct {
-	path string
-	err  error
-}
-
-// imagePaths expands each folder among args into the images in it (name
-// order); files, and paths that do not exist, stay as given for readOne
-// to read or report.
-func imagePaths(args []string) []imageInput {
-	var in []imageInput
-	for _, a := range args {
-		if st, err := os.Stat(a); err != nil || !st.IsDir() {
-			in = append(in, imageInput{path: a})
-			continue
-		}
-		imgs, err := vision.FolderImages(a)
-		if err != nil {
-			in = append(in, imageInput{path: a, err: err})
-		}
-		for _, p := range imgs {
-			in = append(in, imageInput{path: p})
-		}
-	}
-	return in
+// errorResult is the line for an image that could not be read.
+func errorResult(name string, err error) readResult {
+	return readResult{Image: name, Dice: []vision.Die{}, Error: err.Error()}
 }
 
 // diceReader reads the dice in an image: a *vision.Reader, or a
@@ -198,13 +178,15 @@ func cameraResults(ctx context.Context, reader diceReader, src vision.Source, sp
 	return func(yield func(readResult) bool) {
 		for i := 1; i <= frames && ctx.Err() == nil; i++ {
 			name := fmt.Sprintf("%s#%d", spec, i)
-			res := readResult{Image: name, Dice: []vision.Die{}}
-			if img, err := src.Capture(); err != nil {
-				res.Error = err.Error()
-			} else {
-				res = readMat(reader, name, img, annotatePath(annotate, fmt.Sprintf("frame-%04d.png", i)))
-				img.Close()
+			img, err := src.Capture()
+			if err != nil {
+				if !yield(errorResult(name, err)) {
+					return
+				}
+				continue
 			}
+			res := readMat(reader, name, img, annotatePath(annotate, fmt.Sprintf("frame-%04d.png", i)))
+			img.Close()
 			if !yield(res) {
 				return
 			}
@@ -230,7 +212,7 @@ func openReadCamera(spec string) (vision.Source, error) {
 func readOne(reader diceReader, path, annotate string) readResult {
 	img, err := vision.LoadImage(path)
 	if err != nil {
-		return readResult{Image: path, Dice: []vision.Die{}, Error: err.Error()}
+		return errorResult(path, err)
 	}
 	defer img.Close()
 	return readMat(reader, path, img, annotatePath(annotate, filepath.Base(path)))

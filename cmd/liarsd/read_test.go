@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -255,6 +256,35 @@ func TestReadCamera(t *testing.T) {
 		if out.Len() != 0 {
 			t.Errorf("runRead(%q) printed %q; want nothing", tc.args, out.String())
 		}
+	}
+}
+
+// TestReadCameraFrameFails goes on past a frame the camera fails to give:
+// that frame is an error line, the next is read.
+func TestReadCameraFrameFails(t *testing.T) {
+	calls := 0
+	src := vision.FuncSource(func() (gocv.Mat, error) {
+		calls++
+		if calls == 1 {
+			return gocv.Mat{}, errors.New("frame lost")
+		}
+		return gocv.IMRead(filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png"), gocv.IMReadColor), nil
+	})
+	var out, errOut bytes.Buffer
+	results := cameraResults(context.Background(), vision.NewReader(vision.Options{}), src, "cam", 2, "")
+	if code := printResults(context.Background(), results, json.NewEncoder(&out), &errOut); code != 1 {
+		t.Errorf("exit %d; want 1", code)
+	}
+	var got []readResult
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var res readResult
+		if err := json.Unmarshal([]byte(l), &res); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		got = append(got, res)
+	}
+	if len(got) != 2 || got[0].Image != "cam#1" || got[0].Error != "frame lost" || got[1].Image != "cam#2" || got[1].Error != "" || len(got[1].Dice) != 12 {
+		t.Errorf("got %+v; want cam#1 an error line, cam#2 read with 12 dice", got)
 	}
 }
 
