@@ -105,18 +105,38 @@ type finder struct {
 	net  *network
 	pass *pass
 	x    []float32
+	// smaller is the scale of the second look for smaller dice
+	// (finderSmaller), 0 for none.
+	smaller float64
 }
 
-func newFinder(n *network) *finder { return &finder{net: n} }
+func newFinder(n *network) *finder { return &finder{net: n, smaller: finderSmaller} }
 
 // find returns the candidates in the BGR image img whose dice are known
 // to be dieSize pixels wide, or (dieSize 0) of unknown size, about hint
 // pixels if hint is not 0: the finder then looks at a few sizes and keeps
-// the first its own sizes agree with.
+// the first its own sizes agree with, and takes a second look for smaller
+// dice (finderSmaller) when the finder has one.
 func (f *finder) find(img gocv.Mat, dieSize, hint float64) ([]finderCandidate, error) {
 	if dieSize > 0 {
 		return f.findAt(img, dieSize)
 	}
+	c, size := f.settle(img, hint)
+	if len(c) == 0 || f.smaller == 0 {
+		return c, nil
+	}
+	more, err := f.findAt(img, size*f.smaller)
+	if err != nil {
+		// Too small to look at: the first look stands.
+		return c, nil
+	}
+	return mergeLooks(c, more), nil
+}
+
+// settle looks for dice of unknown size (about hint pixels if hint is not
+// 0) at a few sizes and returns the candidates of the first look whose
+// sizes agree with the size looked for, and that size.
+func (f *finder) settle(img gocv.Mat, hint float64) ([]finderCandidate, float64) {
 	guess := float64(max(img.Cols(), img.Rows())) / 16
 	guesses := []float64{guess, guess * 1.8, guess / 1.8}
 	if hint > 0 {
@@ -142,10 +162,42 @@ func (f *finder) find(img gocv.Mat, dieSize, hint float64) ([]finderCandidate, e
 			}
 			c, g, med = again, med, medianSize(again)
 		}
-		return c, nil
+		return c, g
 	}
-	return nil, nil
+	return nil, 0
 }
+
+// finderSmaller is the scale of the finder's second look when the dice's
+// size is not known: at the size it settled on, the finder misses some
+// dice smaller than the rest (the photographs mix sets of dice) and some
+// squeezed between two others; looked for a fifth smaller, it finds them.
+// Held out (networks trained without the images they read) it read 13
+// more dice right in 3,044 and none wrong (docs/vision-history.md).
+const finderSmaller = 0.8
+
+// mergeLooks adds to first the candidates of a second look that are no
+// first-look candidate seen again: those whose centre is farther from
+// every first-look centre than finderSameDie of the smaller side.
+func mergeLooks(first, second []finderCandidate) []finderCandidate {
+	merged := first
+	for _, s := range second {
+		seen := false
+		for _, c := range first {
+			if math.Hypot(s.x-c.x, s.y-c.y) < finderSameDie*math.Min(s.size, c.size) {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			merged = append(merged, s)
+		}
+	}
+	return merged
+}
+
+// finderSameDie is how near (over the smaller side) two looks' centres
+// must be to be one die.
+const finderSameDie = 0.6
 
 // medianSize is the median side of the candidates the finder is fairly
 // sure of, or 0.

@@ -19,6 +19,10 @@ const hardNegativeMiss = 0.6
 func mineHardNegatives(tables []trainTable, finderNet *network, rules *faceModel) (int, error) {
 	r := NewReader(Options{})
 	r.model, r.finder = rules, newFinder(finderNet)
+	// The committed face networks learned the places of the finder's
+	// first look; mining its second look too (twice as many places)
+	// would train other networks than the ones make train remakes.
+	r.finder.smaller = 0
 	total := 0
 	for i := range tables {
 		t := &tables[i]

@@ -1,8 +1,12 @@
 package vision
 
 import (
+	"fmt"
 	"image"
 	"image/color"
+	"os"
+	"path/filepath"
+	"testing"
 
 	"gocv.io/x/gocv"
 )
@@ -34,3 +38,28 @@ var _ interface {
 	Set(prop gocv.VideoCaptureProperties, value float64)
 	Get(prop gocv.VideoCaptureProperties) float64
 } = (*v4l2Camera)(nil)
+
+// SharedPhotos finds ../shared/data/dice-photos beside the repository's
+// root, or skips the test. It is exported for package vision_test.
+func SharedPhotos(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	photos := filepath.Join(dir, "..", "shared", "data", "dice-photos")
+	if _, err := os.Stat(filepath.Join(photos, "labels.csv")); err != nil {
+		t.Skip(fmt.Sprintf("labelled photographs not found at %s (../shared beside the repository): skipping", photos))
+	}
+	return photos
+}

@@ -56,7 +56,7 @@ test,c.jpg,1,0,0,10,10,an image these labels do not hold
 // shared photographs: every fix names a labelled image, and each either
 // changes a label's face or adds a die.
 func TestRepositoryLabelFixes(t *testing.T) {
-	labels, err := vision.ReadLabels(sharedPhotos(t))
+	labels, err := vision.ReadLabels(vision.SharedPhotos(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package vision_test
 
 import (
-	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -202,7 +201,7 @@ func TestSyntheticTables(t *testing.T) {
 // TestRealPhotos reads part of the labelled photographs' test split, when
 // the shared data sits beside the repository.
 func TestRealPhotos(t *testing.T) {
-	dir := sharedPhotos(t)
+	dir := vision.SharedPhotos(t)
 	all, err := vision.ReadLabels(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -352,31 +351,6 @@ func labels(truth []vision.Die) []vision.Label {
 		out = append(out, vision.Label{Face: d.Face, Star: d.Star, Box: vision.Box{MinX: d.X - h, MinY: d.Y - h, MaxX: d.X + h, MaxY: d.Y + h}})
 	}
 	return out
-}
-
-// sharedPhotos finds ../shared/data/dice-photos beside the repository's
-// root, or skips the test.
-func sharedPhotos(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	photos := filepath.Join(dir, "..", "shared", "data", "dice-photos")
-	if _, err := os.Stat(filepath.Join(photos, "labels.csv")); err != nil {
-		t.Skip(fmt.Sprintf("labelled photographs not found at %s (../shared beside the repository): skipping", photos))
-	}
-	return photos
 }
 
 // TestDiceHints: with StarDice a lone mark is the star, whatever its

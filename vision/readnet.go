@@ -121,6 +121,14 @@ var (
 	// netMatch is how near (over the die's side) a segmentation region's
 	// centre must be to a finder's candidate to be the same die.
 	netMatch = 0.45
+	// netRelocate is how near (over the finder's side) the rules' face
+	// centre must be to the finder's to stand for the die's place and
+	// size. Farther, the segmentation ran two dice into one region
+	// (still the die's second opinion) and its face lies between them:
+	// reported there, the die hid its neighbour from dedupe. Held out,
+	// 0.2 to 0.4 read alike: 4 more dice right and one fewer wrong in
+	// 3,044 (docs/vision-history.md).
+	netRelocate = 0.3
 	// netBoxRules is the side, over the finder's, of the square the rules
 	// read where the segmentation found no region (0.65 and 0.95 read
 	// the same held out).
@@ -161,7 +169,7 @@ func (r *Reader) decide(o netOpinion) (Die, bool) {
 		return Die{}, false
 	}
 	d := Die{X: o.x, Y: o.y, Size: o.size}
-	if rd := o.rules; rd != nil && rd.Size > 0.7*o.size && rd.Size < 1.2*o.size {
+	if rd := o.rules; rd != nil && rd.Size > 0.7*o.size && rd.Size < 1.2*o.size && math.Hypot(rd.X-o.x, rd.Y-o.y) < netRelocate*o.size {
 		// The rules locate the top face itself, which the finder's box (in
 		// the photographs it learned from, the die's sides and shadow too)
 		// does not: the face's centre and side are what calibration and

@@ -326,6 +326,39 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// TestDecidePlace checks where a die is reported: at the rules' top face
+// when it is the finder's die, at the finder's centre when the rules' face
+// lies between two dice the segmentation ran together or is not the die's
+// size.
+func TestDecidePlace(t *testing.T) {
+	var sure faceVerdict
+	sure.class, sure.p, sure.worst, sure.agree = 2, 1, 1, 1
+	sure.probs[2] = 1
+	rulesAt := func(x, y, size float64) *rulesRead {
+		return &rulesRead{Die: Die{Face: 3, X: x, Y: y, Size: size, Confidence: 0.9}, shape: 1}
+	}
+	for _, tc := range []struct {
+		name       string
+		rules      *rulesRead
+		x, y, size float64
+	}{
+		{"the top face, near the finder's centre", rulesAt(104, 97, 34), 104, 97, 34},
+		{"a face between two dice", rulesAt(102, 117, 42), 100, 100, 40},
+		{"a region far smaller than the die", rulesAt(101, 101, 20), 100, 100, 40},
+		{"no region", nil, 100, 100, 40},
+	} {
+		o := netOpinion{x: 100, y: 100, size: 40, finder: true, score: 0.9, net: sure, rules: tc.rules}
+		d, ok := NewReader(Options{}).decide(o)
+		if !ok {
+			t.Errorf("%s: not reported", tc.name)
+			continue
+		}
+		if d.X != tc.x || d.Y != tc.y || d.Size != tc.size {
+			t.Errorf("%s: got (%v, %v) size %v; want (%v, %v) size %v", tc.name, d.X, d.Y, d.Size, tc.x, tc.y, tc.size)
+		}
+	}
+}
+
 // TestConsistentSizes checks that a die far from the others' size is
 // dropped when the finder was unsure of it and flagged otherwise, and that
 // the sizes compared are the finder's, not the reported face's.
@@ -391,6 +424,92 @@ func TestFinderScales(t *testing.T) {
 			t.Errorf("%s: found %d of %d dice at their place and size: %+v", tc.name, found, len(truth), c)
 		} else {
 			t.Logf("%s: %+v", tc.name, c)
+		}
+		// The second look for smaller dice must not find a die twice.
+		for i, a := range c {
+			for _, b := range c[i+1:] {
+				if d := math.Hypot(a.x-b.x, a.y-b.y); d < finderSameDie*math.Min(a.size, b.size) {
+					t.Errorf("%s: candidates %+v and %+v are %.1f px apart: one die found twice", tc.name, a, b, d)
+				}
+			}
+		}
+	}
+}
+
+// TestMergeLooks checks which of the second look's candidates are kept:
+// only those no first-look candidate stands for.
+func TestMergeLooks(t *testing.T) {
+	first := []finderCandidate{{x: 100, y: 100, size: 40, score: 0.9}, {x: 200, y: 100, size: 40, score: 0.8}}
+	for _, tc := range []struct {
+		name   string
+		second []finderCandidate
+		want   int // candidates after the merge
+	}{
+		{"nothing more", nil, 2},
+		{"the same dice seen again", []finderCandidate{{x: 104, y: 97, size: 32, score: 0.9}, {x: 190, y: 110, size: 30, score: 0.7}}, 2},
+		{"a small die between them", []finderCandidate{{x: 150, y: 100, size: 30, score: 0.6}}, 3},
+		// 18 px from a die of 40 px but more than 0.6 of its own 24 px.
+		{"near, but beyond the smaller side", []finderCandidate{{x: 118, y: 100, size: 24, score: 0.5}}, 3},
+		{"within the smaller side", []finderCandidate{{x: 112, y: 100, size: 24, score: 0.5}}, 2},
+	} {
+		got := mergeLooks(slices.Clone(first), tc.second)
+		if len(got) != tc.want {
+			t.Errorf("%s: got %d candidates %+v; want %d", tc.name, len(got), got, tc.want)
+			continue
+		}
+		if !slices.Equal(got[:2], first) {
+			t.Errorf("%s: got first look %+v; want it unchanged %+v", tc.name, got[:2], first)
+		}
+	}
+}
+
+// TestFinderSecondLook checks the second look on photographs of train/
+// whose dice the finder misses at the size it settled on (a die smaller
+// than the rest): the second look finds them, and adds to the first
+// look's candidates without changing them.
+func TestFinderSecondLook(t *testing.T) {
+	if defaultLearned == nil {
+		t.Skip("no embedded finder")
+	}
+	dir := SharedPhotos(t)
+	for _, tc := range []struct {
+		image string
+		x, y  float64 // the labelled die's centre
+	}{
+		{"IMG_20191208_111642.jpg", 244, 428},
+		{"IMG_20191208_111650.jpg", 282, 351},
+	} {
+		img := gocv.IMRead(filepath.Join(dir, "train", tc.image), gocv.IMReadColor)
+		if img.Empty() {
+			t.Fatalf("%s: cannot be read", tc.image)
+		}
+		one := newFinder(defaultLearned.finder)
+		one.smaller = 0
+		first, err := one.find(img, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		both, err := newFinder(defaultLearned.finder).find(img, 0, 0)
+		img.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(c []finderCandidate) bool {
+			for _, k := range c {
+				if math.Hypot(k.x-tc.x, k.y-tc.y) < k.size/3 {
+					return true
+				}
+			}
+			return false
+		}
+		if at(first) {
+			t.Errorf("%s: the first look found the die at (%v, %v): the case no longer shows the second look", tc.image, tc.x, tc.y)
+		}
+		if !at(both) {
+			t.Errorf("%s: the second look did not find the die at (%v, %v)", tc.image, tc.x, tc.y)
+		}
+		if len(both) <= len(first) || !slices.Equal(both[:len(first)], first) {
+			t.Errorf("%s: got %d candidates with the second look; want the first look's %d first, then more", tc.image, len(both), len(first))
 		}
 	}
 }
