@@ -428,8 +428,8 @@ func TestFinderScales(t *testing.T) {
 		// The second look for smaller dice must not find a die twice.
 		for i, a := range c {
 			for _, b := range c[i+1:] {
-				if d := math.Hypot(a.x-b.x, a.y-b.y); d < finderSameDie*math.Min(a.size, b.size) {
-					t.Errorf("%s: candidates %+v and %+v are %.1f px apart: one die found twice", tc.name, a, b, d)
+				if sameDie(a, b) {
+					t.Errorf("%s: candidates %+v and %+v are one die found twice", tc.name, a, b)
 				}
 			}
 		}
@@ -448,9 +448,10 @@ func TestMergeLooks(t *testing.T) {
 		{"nothing more", nil, 2},
 		{"the same dice seen again", []finderCandidate{{x: 104, y: 97, size: 32, score: 0.9}, {x: 190, y: 110, size: 30, score: 0.7}}, 2},
 		{"a small die between them", []finderCandidate{{x: 150, y: 100, size: 30, score: 0.6}}, 3},
-		// 18 px from a die of 40 px but more than 0.6 of its own 24 px.
-		{"near, but beyond the smaller side", []finderCandidate{{x: 118, y: 100, size: 24, score: 0.5}}, 3},
-		{"within the smaller side", []finderCandidate{{x: 112, y: 100, size: 24, score: 0.5}}, 2},
+		// 18 px from the centre of a die of 40 px: inside its square,
+		// though farther than most of its own 24 px (a pip of that die).
+		{"a pip of a found die", []finderCandidate{{x: 118, y: 100, size: 24, score: 0.5}}, 2},
+		{"beside a found die", []finderCandidate{{x: 122, y: 100, size: 24, score: 0.5}}, 3},
 	} {
 		got := mergeLooks(slices.Clone(first), tc.second)
 		if len(got) != tc.want {
