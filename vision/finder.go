@@ -134,8 +134,8 @@ func (f *finder) find(img gocv.Mat, dieSize, hint float64) ([]finderCandidate, e
 }
 
 // settle looks for dice of unknown size (about hint pixels if hint is not
-// 0) at a few sizes and returns the candidates of the first look whose
-// sizes agree with the size looked for, and that size.
+// 0) at a few sizes and returns the candidates of the look whose sizes
+// agreed with the size it looked for, and that size.
 func (f *finder) settle(img gocv.Mat, hint float64) ([]finderCandidate, float64) {
 	guess := float64(max(img.Cols(), img.Rows())) / 16
 	guesses := []float64{guess, guess * 1.8, guess / 1.8}
