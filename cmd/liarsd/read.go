@@ -102,17 +102,16 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return 1
 		}
 	}
-	results := imageResults(ctx, reader, fs.Args(), *annotate)
-	if *camera != "" {
-		src, err := openReadCamera(*camera)
-		if err != nil {
-			fmt.Fprintf(stderr, "read: %v\n", err)
-			return 1
-		}
-		defer src.Close()
-		results = cameraResults(ctx, reader, src, *camera, *frames, *annotate)
+	if *camera == "" {
+		return printResults(ctx, imageResults(ctx, reader, fs.Args(), *annotate), json.NewEncoder(stdout), stderr)
 	}
-	return printResults(ctx, results, json.NewEncoder(stdout), stderr)
+	src, err := openReadCamera(*camera)
+	if err != nil {
+		fmt.Fprintf(stderr, "read: %v\n", err)
+		return 1
+	}
+	defer src.Close()
+	return printResults(ctx, cameraResults(ctx, reader, src, *camera, *frames, *annotate), json.NewEncoder(stdout), stderr)
 }
 
 // printResults prints each result as a line of JSON, and its error on
