@@ -262,14 +262,6 @@ func (g *game) doShow(a Action) *Rejection {
 	case len(st.shown)+len(a.Shown) >= st.dice:
 		return reject(NotAllowed, "%s has %d dice (%d already shown) and must keep at least one hidden", st.name, st.dice, len(st.shown))
 	}
-	if len(a.Shown) == 0 {
-		return reject(BadInput, "show names no dice")
-	}
-	for _, f := range a.Shown {
-		if f < 1 || f > g.s.sides {
-			return reject(BadInput, "a shown face must be 1 to %d, not %d", g.s.sides, f)
-		}
-	}
 	if st.computer && !containsAll(st.hidden, append(append([]int(nil), st.shown...), a.Shown...)) {
 		return reject(NotAllowed, "%s can show only dice it has", st.name)
 	}
@@ -277,6 +269,21 @@ func (g *game) doShow(a Action) *Rejection {
 	g.showOpen = false
 	if st.computer { // the shown dice stay; the rest are rolled again
 		st.hidden = append(append([]int(nil), st.shown...), g.roll(st.dice-len(st.shown))...)
+	}
+	return nil
+}
+
+// checkShown checks the form of a show's faces. Its refusal is bad_input,
+// the first reason of RECORD.md's table, so Table.apply calls it before any
+// check of the game, the seat or the moment.
+func checkShown(a Action) *Rejection {
+	if len(a.Shown) == 0 {
+		return reject(BadInput, "show names no dice")
+	}
+	for _, f := range a.Shown {
+		if f < 1 || f > starSides {
+			return reject(BadInput, "a shown face must be 1 to %d, not %d", starSides, f)
+		}
 	}
 	return nil
 }

@@ -112,6 +112,9 @@ type Preset struct {
 	Takes []string
 }
 
+// starSides is the star die's number of faces: the star (1) and 2 to 6.
+const starSides = 6
+
 // Presets are the six rule sets of RULINGS.md, by name.
 var Presets = map[string]*Preset{
 	"endurance": {
@@ -120,7 +123,7 @@ var Presets = map[string]*Preset{
 		Match: true, Takes: []string{"dice", "sides", "wild", "games"},
 	},
 	"star-board": {
-		Name: "star-board", MinSeats: 2, MaxSeats: 6, Dice: 5, Sides: 6, StarDie: true,
+		Name: "star-board", MinSeats: 2, MaxSeats: 6, Dice: 5, Sides: starSides, StarDie: true,
 		Raise: RaiseTrack, Loss: LoseDifference, SpotOn: SpotOnNone, Opener: OpenChallenger,
 		OpeningRoll: true, Takes: []string{"dice", "die_hard", "show_reroll"},
 	},

@@ -1,6 +1,9 @@
 package engine
 
-import "math/rand/v2"
+import (
+	"errors"
+	"math/rand/v2"
+)
 
 // Table referees one table: a sequence of games, each begun by a new_game
 // action. It numbers its events with seq, 1, 2, 3, ... without gaps.
@@ -39,6 +42,9 @@ func (t *Table) Apply(a Action) ([]Event, error) {
 
 func (t *Table) apply(a Action) *Rejection {
 	if a.Type == ActNewGame {
+		if t.newRand == nil { // a zero Table seeds like NewTable's
+			t.newRand = SeededRand
+		}
 		g, r := newGame(a, t.newRand)
 		if r != nil {
 			return r
@@ -48,6 +54,11 @@ func (t *Table) apply(a Action) *Rejection {
 	}
 	if !knownAction(a.Type) {
 		return reject(BadInput, "unknown type %q", a.Type)
+	}
+	if a.Type == ActShow {
+		if r := checkShown(a); r != nil {
+			return r // bad_input comes before no_game, unknown_seat and not_allowed
+		}
 	}
 	if t.g == nil {
 		return reject(NoGame, "no game has started; a new_game comes first")
@@ -66,10 +77,15 @@ func knownAction(typ string) bool {
 	return false
 }
 
-// Reject numbers the rejected event of a refused record line.
+// Reject numbers the rejected event of a refused record line. A
+// *Rejection wrapped in err keeps its reason; any other error is bad_input.
 func (t *Table) Reject(line int, err error) *Rejected {
-	r, ok := err.(*Rejection)
-	if !ok {
+	var r *Rejection
+	switch {
+	case errors.As(err, &r):
+	case err == nil:
+		r = &Rejection{Reason: BadInput, Message: "the line was refused"}
+	default:
 		r = &Rejection{Reason: BadInput, Message: err.Error()}
 	}
 	t.seq++
