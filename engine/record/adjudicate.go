@@ -81,7 +81,9 @@ func ReadLines(r io.Reader, fn func(n int, line []byte, tooLong bool) error) err
 			line = append(long, chunk...)
 			long = nil
 		}
-		tooLong := len(line) > MaxLineBytes
+		// The line's length is its text's, without its "\n" or "\r\n".
+		text := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		tooLong := len(text) > MaxLineBytes
 		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
 			if ferr := fn(n, t, tooLong); ferr != nil {
 				return ferr

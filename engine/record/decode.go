@@ -28,48 +28,70 @@ type line struct {
 	Shown    []wholeNumber            `json:"shown"`
 	Dice     map[string][]wholeNumber `json:"dice"`
 	Rules    *string                  `json:"rules"`
-	Seats    []string                 `json:"seats"`
+	Seats    []seatName               `json:"seats"`
 	First    *string                  `json:"first"`
-	Seed     *int64                   `json:"seed"`
+	Seed     *seedNumber              `json:"seed"`
 	Options  *options                 `json:"options"`
 	// Computer seats and the bluff check (new_game, bid).
 	Computer   map[string]computerSeat `json:"computer"`
-	BluffBonus map[string]int32        `json:"bluff_bonus"`
+	BluffBonus map[string]wholeNumber  `json:"bluff_bonus"`
 	BluffCheck *bool                   `json:"bluff_check"`
 	Bluff      *bool                   `json:"bluff"`
 }
 
-// fieldsOf names the fields each type of line has besides type and seat.
-// Decode reads those alone, by their exact names (RECORD.md: field names
-// are exact, and readers ignore fields they do not know): "Seat" is not
-// "seat", and a "dice" on a bid is a field a bid does not have.
+// fieldsOf names the fields each type of line has besides type. Decode
+// reads those alone, by their exact names (RECORD.md: field names are
+// exact, and readers ignore fields they do not know): "Seat" is not
+// "seat", a "dice" on a bid is a field a bid does not have, and so is a
+// "seat" on a reveal.
 var fieldsOf = map[string][]string{
 	engine.ActNewGame:     {"rules", "seats", "first", "seed", "options", "computer", "bluff_bonus", "bluff_check"},
 	engine.ActOpeningRoll: {"dice"},
 	engine.ActReveal:      {"dice"},
-	engine.ActBid:         {"quantity", "face", "stake", "bluff"},
-	engine.ActShow:        {"shown"},
-	engine.ActChallenge:   {"stake"},
-	engine.ActSpotOn:      nil,
-	engine.ActFold:        nil,
-	engine.ActAllIn:       nil,
-	engine.ActLeave:       nil,
+	engine.ActBid:         {"seat", "quantity", "face", "stake", "bluff"},
+	engine.ActShow:        {"seat", "shown"},
+	engine.ActChallenge:   {"seat", "stake"},
+	engine.ActSpotOn:      {"seat"},
+	engine.ActFold:        {"seat"},
+	engine.ActAllIn:       {"seat"},
+	engine.ActLeave:       {"seat"},
 }
 
 type computerSeat struct {
-	Insight *int32  `json:"insight"`
-	Level   *string `json:"level"`
+	Insight *wholeNumber `json:"insight"`
+	Level   *string      `json:"level"`
+}
+
+// UnmarshalJSON reads a computer seat's fields by their exact names, like
+// a line's: "Insight" is a field the reader does not know.
+func (c *computerSeat) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[computerSeat]()}
+	}
+	*c = computerSeat{}
+	if raw, ok := fields["insight"]; ok {
+		if err := json.Unmarshal(raw, &c.Insight); err != nil {
+			return &json.UnmarshalTypeError{Value: string(raw), Type: reflect.TypeFor[int32](), Field: "insight"}
+		}
+	}
+	if raw, ok := fields["level"]; ok {
+		if err := json.Unmarshal(raw, &c.Level); err != nil {
+			return &json.UnmarshalTypeError{Value: string(raw), Type: reflect.TypeFor[string](), Field: "level"}
+		}
+	}
+	return nil
 }
 
 type options struct {
-	Dice       *int32  `json:"dice"`
-	Sides      *int32  `json:"sides"`
-	Wild       *string `json:"wild"`
-	DieHard    *bool   `json:"die_hard"`
-	ShowReroll *bool   `json:"show_reroll"`
-	Games      *int32  `json:"games"`
-	Purse      *int32  `json:"purse"`
-	Ante       *int32  `json:"ante"`
+	Dice       *wholeNumber `json:"dice"`
+	Sides      *wholeNumber `json:"sides"`
+	Wild       *string      `json:"wild"`
+	DieHard    *bool        `json:"die_hard"`
+	ShowReroll *bool        `json:"show_reroll"`
+	Games      *wholeNumber `json:"games"`
+	Purse      *wholeNumber `json:"purse"`
+	Ante       *wholeNumber `json:"ante"`
 }
 
 // Decode parses one record line into an action. A line that is not a JSON
@@ -97,8 +119,8 @@ func Decode(b []byte) (engine.Action, error) {
 	if !ok {
 		return engine.Action{}, badInput("unknown type %q", typ)
 	}
-	known := make(map[string]json.RawMessage, len(names)+2)
-	for _, n := range append([]string{"type", "seat"}, names...) {
+	known := make(map[string]json.RawMessage, len(names)+1)
+	for _, n := range append([]string{"type"}, names...) {
 		if raw, ok := fields[n]; ok {
 			known[n] = raw
 		}
@@ -128,9 +150,15 @@ func Decode(b []byte) (engine.Action, error) {
 	}
 	switch a.Type {
 	case engine.ActNewGame:
-		a.Rules, a.Seats, a.First = deref(l.Rules), l.Seats, deref(l.First)
+		a.Rules, a.First = deref(l.Rules), deref(l.First)
+		if l.Seats != nil {
+			a.Seats = make([]string, len(l.Seats))
+			for i, s := range l.Seats {
+				a.Seats[i] = string(s)
+			}
+		}
 		if l.Seed != nil {
-			a.Seed = *l.Seed
+			a.Seed = int64(*l.Seed)
 		}
 		if l.Options != nil {
 			a.Options = l.Options.engine()
@@ -240,19 +268,23 @@ func badInput(format string, args ...any) *engine.Rejection {
 
 // kindOf names a Go type for people.
 func kindOf(goType string) string {
-	switch {
-	case strings.Contains(goType, "map"):
+	switch strings.TrimPrefix(goType, "*") {
+	case "map[string][]record.wholeNumber":
 		return "an object of seats and their faces"
-	case strings.HasPrefix(goType, "[]string"):
-		return "a list of strings"
-	case strings.HasPrefix(goType, "[]"):
-		return "a list of integers"
-	case strings.Contains(goType, "int"):
-		return "an integer"
-	case strings.Contains(goType, "bool"):
-		return "true or false"
-	case strings.Contains(goType, "options"):
+	case "map[string]record.computerSeat":
+		return "an object of seats and their computer settings"
+	case "map[string]record.wholeNumber":
+		return "an object of seats and integers"
+	case "record.computerSeat", "record.options":
 		return "an object"
+	case "[]string", "[]record.seatName":
+		return "a list of strings"
+	case "[]record.wholeNumber":
+		return "a list of integers"
+	case "int32", "int64", "record.wholeNumber", "record.seedNumber":
+		return "an integer"
+	case "bool":
+		return "true or false"
 	}
 	return "a string"
 }
@@ -264,14 +296,14 @@ func deref(s *string) string {
 	return *s
 }
 
-func intOf[T wholeNumber | int32](n *T) int {
+func intOf(n *wholeNumber) int {
 	if n == nil {
 		return 0
 	}
 	return int(*n)
 }
 
-func intPtr[T wholeNumber | int32](n *T) *int {
+func intPtr(n *wholeNumber) *int {
 	if n == nil {
 		return nil
 	}
@@ -288,17 +320,110 @@ func ints(ns []wholeNumber) []int {
 }
 
 // wholeNumber is a field that holds a whole number: a JSON number with no
-// fraction (2, 2.0 and 2e0 alike). One beyond 32 bits is held at the
-// nearest 32-bit bound, so that a bid of 3000000000 dice is a bid out of
-// range (bad_bid), not a field of the wrong type.
+// fraction (2, 2.0, 2e0 and 20e-1 alike, read exactly, so 2.0000000000000001
+// is not one). One beyond 32 bits is held at the nearest 32-bit bound, so
+// that a bid of 3000000000 dice is a bid out of range (bad_bid), not a
+// field of the wrong type.
 type wholeNumber int32
 
 func (n *wholeNumber) UnmarshalJSON(b []byte) error {
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) || f != math.Trunc(f) {
+	v, ok := parseWhole(b, math.MinInt32, math.MaxInt32)
+	if !ok {
 		// Not a number (null, a string, a list) or not a whole one.
 		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[int32]()}
 	}
-	*n = wholeNumber(math.Max(math.MinInt32, math.Min(math.MaxInt32, f)))
+	*n = wholeNumber(v)
 	return nil
+}
+
+// seedNumber is a seed: a whole number as wholeNumber reads it, of 64 bits.
+type seedNumber int64
+
+func (n *seedNumber) UnmarshalJSON(b []byte) error {
+	v, ok := parseWhole(b, math.MinInt64, math.MaxInt64)
+	if !ok {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[int64]()}
+	}
+	*n = seedNumber(v)
+	return nil
+}
+
+// seatName is a seat's name in a new_game's seats: a string, never null.
+type seatName string
+
+func (n *seatName) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '"' {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[[]string]()}
+	}
+	return json.Unmarshal(b, (*string)(n))
+}
+
+// parseWhole reads b, a JSON value, as a whole number, exactly: the digits
+// and the exponent are read as written, not through a float. A number
+// beyond lo..hi is held at the nearer bound. ok is false when b is not a
+// number or has a fraction.
+func parseWhole(b []byte, lo, hi int64) (v int64, ok bool) {
+	s := string(b)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, exp := s, "0"
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], strings.TrimPrefix(s[i+1:], "+")
+	}
+	whole, frac := mant, ""
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		whole, frac = mant[:i], mant[i+1:]
+		if frac == "" {
+			return 0, false
+		}
+	}
+	if whole == "" || !allDigits(whole) || !allDigits(frac) || !allDigits(strings.TrimPrefix(exp, "-")) || exp == "-" || exp == "" {
+		return 0, false
+	}
+	e, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil { // an exponent beyond 64 bits: held far out of any bound
+		e = 1 << 40
+		if exp[0] == '-' {
+			e = -e
+		}
+	}
+	// The value is digits × 10^e, digits without leading or trailing zeros.
+	digits := strings.TrimLeft(whole+frac, "0")
+	e -= int64(len(frac))
+	for strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		e++
+	}
+	if digits == "" {
+		return 0, true
+	}
+	if e < 0 { // a last digit, not 0, after the point
+		return 0, false
+	}
+	bound := hi
+	if neg {
+		bound = lo
+	}
+	if int64(len(digits))+e > 19 { // at least 10^19: beyond 64 bits
+		return bound, true
+	}
+	u, _ := strconv.ParseUint(digits+strings.Repeat("0", int(e)), 10, 64) // < 10^19, fits
+	switch {
+	case !neg && u > uint64(hi):
+		return hi, true
+	case neg && u > uint64(-(lo+1))+1:
+		return lo, true
+	case neg:
+		return -int64(u-1) - 1, true
+	}
+	return int64(u), true
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -66,6 +66,53 @@ func TestDecode(t *testing.T) {
 		{line: `{"type":"new_game","rules":"kids","options":[]}`, reason: engine.BadInput},
 		{line: `{"type":"new_game","rules":"kids","options":{"die_hard":"yes"}}`, reason: engine.BadInput},
 		{line: `{"type":"new_game","rules":"kids","options":{"sides":1}}`, reason: engine.BadInput},
+		// "seat" is a field of the acting seat's lines only: on a reveal,
+		// an opening roll or a new_game it is a field the reader does not
+		// know, ignored whatever its type.
+		{line: `{"type":"reveal","seat":5,"dice":{"A":[1]}}`,
+			want: engine.Action{Type: "reveal", Dice: map[string][]int{"A": {1}}}},
+		{line: `{"type":"opening_roll","seat":["A"],"dice":{"A":[1]}}`,
+			want: engine.Action{Type: "opening_roll", Dice: map[string][]int{"A": {1}}}},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seat":"A"}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}}},
+		// A null among the seat names is a field of the wrong type, not a
+		// malformed name.
+		{line: `{"type":"new_game","rules":"kids","seats":["A",null]}`, reason: engine.BadInput},
+		{line: `{"type":"new_game","rules":"kids","seats":"A"}`, reason: engine.BadInput},
+		// seed, options and the computer seats' numbers are integers as
+		// quantity is: whole however written.
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seed":2.0}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}, Seed: 2}},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seed":-1e3}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}, Seed: -1000}},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seed":9223372036854775807}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}, Seed: math.MaxInt64}},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seed":1e30}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}, Seed: math.MaxInt64}},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seed":-9223372036854775809}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}, Seed: math.MinInt64}},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seed":1.5}`, reason: engine.BadInput},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"seed":"1"}`, reason: engine.BadInput},
+		{line: `{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"purse":5.0}}`,
+			want: engine.Action{Type: "new_game", Rules: "tavern", Seats: []string{"A", "B"}, Options: engine.Options{Purse: &five}}},
+		{line: `{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"purse":5.5}}`, reason: engine.BadInput},
+		{line: `{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":5.0}},"bluff_bonus":{"A":-2e0}}`,
+			want: engine.Action{Type: "new_game", Rules: "classic", Seats: []string{"A", "B"},
+				Computer: map[string]engine.ComputerSeat{"B": {Insight: 5}}, BluffBonus: map[string]int{"A": -2}}},
+		// A computer seat's field names are exact too: "Insight" is not
+		// "insight".
+		{line: `{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"Insight":30,"level":"x"}}}`,
+			want: engine.Action{Type: "new_game", Rules: "classic", Seats: []string{"A", "B"},
+				Computer: map[string]engine.ComputerSeat{"B": {Level: "x"}}}},
+		{line: `{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":"5"}}}`, reason: engine.BadInput},
+		// Whole numbers are read exactly, not through a float: these have
+		// a fraction, however small.
+		{line: `{"type":"bid","seat":"ann","quantity":2.0000000000000001,"face":3}`, reason: engine.BadInput},
+		{line: `{"type":"bid","seat":"ann","quantity":1e-400,"face":3}`, reason: engine.BadInput},
+		{line: `{"type":"bid","seat":"ann","quantity":20e-1,"face":0e9}`,
+			want: engine.Action{Type: "bid", Seat: "ann", Quantity: 2, Face: 0}},
+		{line: `{"type":"bid","seat":"ann","quantity":1E+99999999999999999999,"face":-0}`,
+			want: engine.Action{Type: "bid", Seat: "ann", Quantity: math.MaxInt32, Face: 0}},
 	}
 	for _, tt := range tests {
 		got, err := Decode([]byte(tt.line))
@@ -87,6 +134,62 @@ func TestDecode(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestDecodeMessages checks the sentences of some bad_input lines.
+func TestDecodeMessages(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{`{"type":"new_game","rules":"kids","seats":["A",null]}`, `field "seats" must be a list of strings`},
+		{`{"type":"new_game","rules":"kids","seats":["A","B"],"seed":1.5}`, `field "seed" must be an integer`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":"5"}}}`, `field "computer.insight" must be an integer`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"level":5}}}`, `field "computer.level" must be a string`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":["B"]}`, `field "computer" must be an object of seats and their computer settings`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"A":"1"}}`, `field "bluff_bonus" must be an integer`},
+		{`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"purse":0.5}}`, `field "options.purse" must be an integer`},
+		{`{"type":"reveal","dice":{"A":[1.5]}}`, `field "dice" must be an integer`},
+		{`{"type":"bid","seat":"A","quantity":2.0000000000000001,"face":3}`, `field "quantity" must be an integer`},
+	}
+	for _, tt := range tests {
+		_, err := Decode([]byte(tt.line))
+		var r *engine.Rejection
+		if !errors.As(err, &r) || r.Reason != engine.BadInput || r.Message != tt.want {
+			t.Errorf("Decode(%s): got %v; want bad_input %q", tt.line, err, tt.want)
+		}
+	}
+}
+
+func TestParseWhole(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"-0", 0, true}, {"0.000", 0, true}, {"0e-999999999999999999999", 0, true},
+		{"7", 7, true}, {"-7", -7, true}, {"7.0", 7, true}, {"70e-1", 7, true}, {"0.7e1", 7, true}, {"7E+0", 7, true},
+		{"2147483647", math.MaxInt32, true}, {"2147483648", math.MaxInt32, true},
+		{"-2147483648", math.MinInt32, true}, {"-2147483649", math.MinInt32, true},
+		{"1e19", math.MaxInt32, true}, {"-1e400", math.MinInt32, true},
+		{"7.5", 0, false}, {"2.0000000000000001", 0, false}, {"1e-400", 0, false}, {"-1e-99999999999999999999", 0, false},
+		{"null", 0, false}, {`"7"`, 0, false}, {"[7]", 0, false}, {"true", 0, false}, {"{}", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseWhole([]byte(tt.in), math.MinInt32, math.MaxInt32)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseWhole(%s): got %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{
+		{"9223372036854775807", math.MaxInt64}, {"9223372036854775808", math.MaxInt64}, {"99999999999999999999", math.MaxInt64},
+		{"-9223372036854775808", math.MinInt64}, {"-9223372036854775809", math.MinInt64}, {"-92233720368547758.08e2", math.MinInt64},
+		{"1234567890123456789", 1234567890123456789}, {"-123456789012345678.9e1", -1234567890123456789},
+	} {
+		if got, ok := parseWhole([]byte(tt.in), math.MinInt64, math.MaxInt64); got != tt.want || !ok {
+			t.Errorf("parseWhole(%s) in 64 bits: got %d, %v; want %d, true", tt.in, got, ok, tt.want)
+		}
+	}
+}
 
 // TestEncodeDecode checks that Encode is Decode's inverse on every line of
 // the golden records.
@@ -139,6 +242,36 @@ func TestReadLines(t *testing.T) {
 	want := []string{"1:a", "4:b", "5:too long", "6:c"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q; want %q", got, want)
+	}
+}
+
+// TestReadLinesLength checks that a line's length is its text's: a line of
+// exactly MaxLineBytes is read whatever ends it, one byte more is too long.
+func TestReadLinesLength(t *testing.T) {
+	atMost := strings.Repeat("x", MaxLineBytes)
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"at most, then \\n", atMost + "\nc\n", []string{"1:read", "2:read"}},
+		{"at most, then \\r\\n", atMost + "\r\nc\r\n", []string{"1:read", "2:read"}},
+		{"at most, at the end", "c\n" + atMost, []string{"1:read", "2:read"}},
+		{"one more, then \\n", atMost + "x\nc\n", []string{"1:too long", "2:read"}},
+		{"one more, at the end", "c\n" + atMost + "x", []string{"1:read", "2:too long"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		err := ReadLines(strings.NewReader(tt.in), func(n int, line []byte, tooLong bool) error {
+			if tooLong {
+				got = append(got, fmt.Sprintf("%d:too long", n))
+			} else {
+				got = append(got, fmt.Sprintf("%d:read", n))
+			}
+			return nil
+		})
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
+		}
 	}
 }
 
