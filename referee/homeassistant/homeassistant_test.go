@@ -392,3 +392,21 @@ func TestRunWithABadCAFile(t *testing.T) {
 		t.Errorf("RemoveAll: got %v; want an error naming the CA file", err)
 	}
 }
+
+// MQTT.md: a table's id is letters, digits, - and _. Discovery for any
+// other id (a wildcard, a topic level separator, nothing) would subscribe
+// to or publish on other tables' topics; Run and RemoveAll refuse it
+// before connecting.
+func TestRunRefusesABadTableID(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, table := range []string{"", "a/b", "+", "#", "t 1"} {
+		o := homeassistant.RunOptions{Options: homeassistant.Options{Table: table}, Broker: "tcp://127.0.0.1:1"}
+		for name, run := range map[string]func(context.Context, homeassistant.RunOptions) error{"Run": homeassistant.Run, "RemoveAll": homeassistant.RemoveAll} {
+			err := run(ctx, o)
+			if err == nil || !strings.HasPrefix(err.Error(), "homeassistant: ") || !strings.Contains(err.Error(), "table id") {
+				t.Errorf("%s(table %q): got %v; want an error about the table id", name, table, err)
+			}
+		}
+	}
+}

@@ -48,8 +48,8 @@ func Run(ctx context.Context, o RunOptions) error {
 	if o.Broker == "" {
 		return errors.New("homeassistant: no broker URL")
 	}
-	if o.Table == "" {
-		return errors.New("homeassistant: no table id")
+	if err := checkTable(o.Table); err != nil {
+		return err
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -160,11 +160,23 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 }
 
+// checkTable refuses a table id that is not MQTT.md's (letters, digits,
+// - and _): in a topic filter it could name other tables' topics.
+func checkTable(id string) error {
+	if !mqtt.ValidTable(id) {
+		return fmt.Errorf("homeassistant: table id %q is not 1 to 64 letters, digits, - or _", id)
+	}
+	return nil
+}
+
 // RemoveAll connects, removes every discovery config of the table found
 // retained on the broker (and those its current state implies), and
 // returns: Home Assistant then drops the device.
 func RemoveAll(ctx context.Context, o RunOptions) error {
 	o.fill()
+	if err := checkTable(o.Table); err != nil {
+		return err
+	}
 	if o.ClientID == "" {
 		o.ClientID = "liarsd-" + o.Table + "-ha-remove"
 	}

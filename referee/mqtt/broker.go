@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"crypto/subtle"
@@ -10,12 +11,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	mochi "github.com/mochi-mqtt/server/v2"
@@ -98,6 +101,10 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	// A command is a line of a few hundred bytes; a client sending more
 	// than this is disconnected by the broker itself.
 	caps.MaximumPacketSize = MaxPacketBytes
+	// The messages owed to one subscriber away with a persistent session:
+	// beyond this mochi drops the newest (its default is 8192, a day of
+	// play); 65535 is the most packet ids allow.
+	caps.MaximumInflight = math.MaxUint16
 	srv := mochi.New(&mochi.Options{
 		InlineClient: false,
 		Logger:       opts.Logger,
@@ -109,6 +116,10 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err := srv.AddHook(hook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
+	order := &orderHook{srv: srv}
+	if err := srv.AddHook(order, nil); err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
+	}
 	if opts.Store != "" {
 		if err := os.MkdirAll(filepath.Dir(opts.Store), 0o755); err != nil {
 			return nil, fmt.Errorf("mqtt: embedded broker store: %w", err)
@@ -116,7 +127,7 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 		// A second daemon on the same state directory waits this long for
 		// the store's lock, then says so.
 		store := &bolt.Options{Path: opts.Store, Options: &bbolt.Options{Timeout: 2 * time.Second}}
-		if err := srv.AddHook(boltStore{new(bolt.Hook)}, store); err != nil {
+		if err := srv.AddHook(boltStore{new(bolt.Hook), order}, store); err != nil {
 			return nil, fmt.Errorf("mqtt: embedded broker store %s: %w", opts.Store, err)
 		}
 	}
@@ -153,7 +164,10 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 // protocol violation for which it drops the subscriber's connection, at
 // every reconnection. The id is also in the message's key
 // ("ifm_<client>:<id>"), where this reads it back.
-type boltStore struct{ *bolt.Hook }
+type boltStore struct {
+	*bolt.Hook
+	order *orderHook
+}
 
 // StoredInflightMessages returns the stored messages owed to clients, each
 // with its packet id.
@@ -173,6 +187,9 @@ func (h boltStore) StoredInflightMessages() ([]storage.Message, error) {
 		}
 		v[i].PacketID = uint16(n)
 	}
+	for _, m := range v {
+		h.order.atLeast(m.Created)
+	}
 	return slices.DeleteFunc(v, func(m storage.Message) bool { return m.PacketID == 0 }), err
 }
 
@@ -183,6 +200,70 @@ func (h boltStore) OnSysInfoTick(*system.Info) {}
 // StoredSysInfo restores no $SYS figures (see OnSysInfoTick), and so does
 // not log their absence as an error at every start.
 func (h boltStore) StoredSysInfo() (storage.SystemInfo, error) { return storage.SystemInfo{}, nil }
+
+// orderHook mends mochi v2.7.9's order of resent messages. When a
+// subscriber with a persistent session comes back, mochi resends the
+// messages it is owed sorted by uint16(Created), Created being the Unix
+// second of the publish: the events of one second come back in any order
+// (and those on either side of a wrap of the low 16 bits, every 18 hours,
+// in the wrong one). MQTT.md has events never reordered, so this hook
+// makes Created strictly increase from one publish to the next, and just
+// before mochi resends a session's messages it renumbers their Created
+// 0, 1, 2, ... above a multiple of 65536, in publish order, so that
+// mochi's sort keeps that order.
+type orderHook struct {
+	mochi.HookBase
+	srv  *mochi.Server
+	mu   sync.Mutex
+	last int64 // the last Created given
+}
+
+func (h *orderHook) ID() string { return "liarsd-order" }
+
+func (h *orderHook) Provides(b byte) bool {
+	return b == mochi.OnPublish || b == mochi.OnSessionEstablish
+}
+
+// atLeast makes the next Created greater than c (a message restored from
+// the store).
+func (h *orderHook) atLeast(c int64) {
+	h.mu.Lock()
+	h.last = max(h.last, c)
+	h.mu.Unlock()
+}
+
+// OnPublish gives each incoming message a Created above the last one's,
+// its publish time when the clock is ahead.
+func (h *orderHook) OnPublish(_ *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = max(h.last+1, pk.Created)
+	pk.Created = h.last
+	return pk, nil
+}
+
+// OnSessionEstablish runs before mochi hands a returning client its
+// session and resends what it is owed: those messages are renumbered so
+// that sorting by uint16(Created) gives their publish order.
+func (h *orderHook) OnSessionEstablish(cl *mochi.Client, pk packets.Packet) {
+	if pk.Connect.Clean {
+		return
+	}
+	existing, ok := h.srv.Clients.Get(cl.ID)
+	if !ok {
+		return
+	}
+	owed := existing.State.Inflight.GetAll(false)
+	if len(owed) < 2 {
+		return
+	}
+	slices.SortStableFunc(owed, func(a, b packets.Packet) int { return cmp.Compare(a.Created, b.Created) })
+	base := owed[0].Created &^ 0xffff
+	for i, m := range owed {
+		m.Created = base + int64(i)
+		existing.State.Inflight.Set(m)
+	}
+}
 
 // URL is the broker's MQTT address for clients on this machine.
 func (b *Broker) URL() string { return "tcp://" + b.tcpAddr }

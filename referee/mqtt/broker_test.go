@@ -1,0 +1,110 @@
+package mqtt_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/liarsd/liarsd/referee/mqtt"
+	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
+)
+
+// MQTT.md: events are never lost. A subscriber with a persistent session
+// that is away while a table plays on gets every event when it comes back,
+// also more than mochi's default quota of 8192 messages owed to one client.
+func TestEmbeddedBrokerKeepsEveryEventForAnAwaySubscriber(t *testing.T) {
+	if testing.Short() {
+		t.Skip("publishes 10000 events")
+	}
+	b, err := mqtt.StartBroker(mqtt.BrokerOptions{TCP: "127.0.0.1:0", Table: "t1", Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const events, n = "liarsdice/t1/events", 10000
+	away := mqtttest.Subscribe(t, b.URL(), "away", events)
+	away.Client().Disconnect(100) // its session stays on the broker
+
+	c, err := mqtt.Dial(mqtt.Options{Broker: b.URL(), Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		c.Event(i, []byte(fmt.Sprintf(`{"type":"left","seq":%d,"seat":"x"}`, i)))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	back := mqtttest.Subscribe(t, b.URL(), "away", events)
+	ms := back.Wait(t, 30*time.Second, fmt.Sprintf("%d events", n), func(ms []mqtttest.Message) bool { return len(ms) >= n })
+	seen := map[int]bool{}
+	for _, m := range ms {
+		var e struct{ Seq int }
+		_ = json.Unmarshal(m.Payload, &e)
+		seen[e.Seq] = true
+	}
+	for i := 1; i <= n; i++ {
+		if !seen[i] {
+			t.Fatalf("got %d messages; seq %d missing; want every seq 1 to %d", len(ms), i, n)
+		}
+	}
+}
+
+// MQTT.md: events are never reordered. The events owed to a subscriber
+// that was away reach it in seq order when it comes back, also when many
+// were published within the same second, and also after a restart of the
+// broker that kept them in its store.
+func TestEmbeddedBrokerResendsInOrder(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
+			opts := mqtt.BrokerOptions{TCP: fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t)), Table: "t1", Logger: quiet()}
+			if restart {
+				opts.Store = filepath.Join(t.TempDir(), "broker.db")
+			}
+			b, err := mqtt.StartBroker(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { b.Close() }()
+			const events, n = "liarsdice/t1/events", 300
+			away := mqtttest.Subscribe(t, b.URL(), "away", events)
+			away.Client().Disconnect(100)
+
+			c, err := mqtt.Dial(mqtt.Options{Broker: b.URL(), Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i <= n; i++ {
+				c.Event(i, []byte(fmt.Sprintf(`{"type":"left","seq":%d,"seat":"x"}`, i)))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if err := c.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if restart {
+				b.Close()
+				if b, err = mqtt.StartBroker(opts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			back := mqtttest.Subscribe(t, b.URL(), "away", events)
+			ms := back.Wait(t, 30*time.Second, fmt.Sprintf("%d events", n), func(ms []mqtttest.Message) bool { return len(ms) >= n })
+			last := 0
+			for _, m := range ms {
+				var e struct{ Seq int }
+				_ = json.Unmarshal(m.Payload, &e)
+				if e.Seq < last {
+					t.Fatalf("got seq %d after %d; want seq order", e.Seq, last)
+				}
+				last = e.Seq
+			}
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package mqtt_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/liarsd/liarsd/referee/mqtt"
+	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
+)
+
+// MQTT.md: status is online, or offline (also the connection's last will).
+// A Close whose time runs out before the queue drains still leaves the
+// retained status offline: the clean disconnect that follows discards the
+// last will, so nothing else would say it.
+func TestCloseSaysOfflineWhenTheQueueDoesNotDrain(t *testing.T) {
+	for _, broker := range []string{"embedded", "mosquitto"} {
+		t.Run(broker, func(t *testing.T) {
+			url := ""
+			if broker == "mosquitto" {
+				url = mqtttest.StartMosquitto(t).URL()
+			} else {
+				b, err := mqtt.StartBroker(mqtt.BrokerOptions{TCP: "127.0.0.1:0", Table: "t1", Logger: quiet()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Close()
+				url = b.URL()
+			}
+			const status = "liarsdice/t1/status"
+			c, err := mqtt.Dial(mqtt.Options{Broker: url, Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			watch := mqtttest.Subscribe(t, url, "watch-"+broker, status)
+			watch.Wait(t, 10*time.Second, "status online", func(ms []mqtttest.Message) bool {
+				return len(ms) > 0 && string(ms[len(ms)-1].Payload) == "online"
+			})
+			for i := 1; i <= 300; i++ {
+				c.Event(i, []byte(fmt.Sprintf(`{"type":"left","seq":%d,"seat":"x"}`, i)))
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()         // no time at all to deliver the queue
+			_ = c.Close(ctx) // "messages not delivered", or nil if they were
+			late := mqtttest.Subscribe(t, url, "late-"+broker, status)
+			ms := late.Wait(t, 10*time.Second, "the retained status", func(ms []mqtttest.Message) bool { return len(ms) > 0 })
+			if got, want := string(ms[len(ms)-1].Payload), "offline"; got != want {
+				t.Errorf("retained status after Close; got %q, want %q", got, want)
+			}
+		})
+	}
+}
