@@ -256,7 +256,10 @@ func (b *Board) Render(now time.Time) []Color {
 	defer b.mu.Unlock()
 	l := b.layout
 	frame := make([]Color, l.Len())
-	elapsed := now.Sub(b.since)
+	// A time before the last change (a frame asked for the past, or a clock
+	// read just before a Show method ran) is the change's first instant:
+	// a negative elapsed time would index the chase before the track.
+	elapsed := max(now.Sub(b.since), 0)
 	flashOn := elapsed%flashPeriod < flashPeriod/2
 
 	if b.bid != nil {
@@ -305,7 +308,7 @@ func (b *Board) Render(now time.Time) []Color {
 		}
 	}
 
-	frame[l.Status()] = statusColor(b.status, now.Sub(b.statusSince))
+	frame[l.Status()] = statusColor(b.status, max(now.Sub(b.statusSince), 0))
 	return frame
 }
 

@@ -166,6 +166,43 @@ func TestBoardRefusesAndKeepsState(t *testing.T) {
 	}
 }
 
+// TestBoardRenderBeforeTheChange: a frame asked for a time before the last
+// change (Render(t) for the past, or Frame's clock read just before a Show
+// method ran in another goroutine) shows the change's first instant; it
+// used to index the chase before the track and panic.
+func TestBoardRenderBeforeTheChange(t *testing.T) {
+	l := starBoardLayout(t)
+	clock := hardwaretest.NewClock(epoch)
+	b := NewBoard(l, clock)
+	mustDo(t, b.SetStatus(StatusUncertain))
+	clock.Advance(10 * time.Second)
+	mustDo(t, b.ShowBid(9, 2, false))
+	mustDo(t, b.ShowOutcome(nil, nil, 5))
+	first := b.Render(clock.Now())
+	for _, at := range []time.Time{epoch.Add(-time.Second), epoch, epoch.Add(9 * time.Second), clock.Now().Add(-time.Nanosecond)} {
+		var got []Color
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("Render(%s before the outcome) panicked: %v", clock.Now().Sub(at), r)
+				}
+			}()
+			got = b.Render(at)
+		}()
+		if got == nil {
+			continue
+		}
+		// The game's LEDs show the outcome's first instant; the status LED
+		// follows its own start (epoch).
+		if g, w := FormatFrame(l, got, false), FormatFrame(l, append(first[:l.Status():l.Status()], got[l.Status()]), false); g != w {
+			t.Errorf("Render(%s before the outcome):\n%s\nwant the outcome's first frame:\n%s", clock.Now().Sub(at), g, w)
+		}
+		if at.Before(epoch) && got[l.Status()] != Amber {
+			t.Errorf("Render(before the status was set): status %v; want amber, the pattern's first instant", got[l.Status()])
+		}
+	}
+}
+
 func TestBoardClear(t *testing.T) {
 	l := starBoardLayout(t)
 	b := NewBoard(l, hardwaretest.NewClock(epoch))

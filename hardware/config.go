@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -192,20 +193,28 @@ func (c Config) pins() ([]pinUse, error) {
 		return nil, fmt.Errorf("hardware: buttons.sides %d: dice have at least 2 sides", c.Buttons.Sides)
 	}
 
-	seen := map[string]string{}
-	if c.Driver == DriverShiftRegister || c.Driver == DriverAPA102 {
-		for _, p := range spiPins(c.SPI.Port) {
-			seen[p] = "the SPI port " + c.spiPort()
-		}
-	}
+	seen := c.reservedPins()
 	for _, u := range uses {
-		key := strings.ToUpper(strings.TrimSpace(u.name))
+		// "gpio17" and "17" are GPIO17 too: periph knows pins by number.
+		key := strings.ToUpper(canonicalPin(u.name))
 		if first, dup := seen[key]; dup {
 			return nil, fmt.Errorf("hardware: pin %s named twice: %s and %s", u.name, first, u.use)
 		}
 		seen[key] = u.use
 	}
 	return uses, nil
+}
+
+// reservedPins are the pins the driver's SPI port takes, by name, each with
+// what takes it.
+func (c Config) reservedPins() map[string]string {
+	r := map[string]string{}
+	if c.Driver == DriverShiftRegister || c.Driver == DriverAPA102 {
+		for _, p := range spiPins(c.SPI.Port) {
+			r[p] = "the SPI port " + c.spiPort()
+		}
+	}
+	return r
 }
 
 // spiPort is the SPI port's name for messages.
@@ -225,6 +234,31 @@ func spiPins(port string) []string {
 		return []string{"GPIO7", "GPIO8", "GPIO9", "GPIO10", "GPIO11"}
 	}
 	return nil
+}
+
+// canonicalPin returns the name a pin is checked and looked up by: "GPIO17"
+// for "GPIO17", "gpio17" or "17" (periph's registry knows a Raspberry Pi's
+// pins by Broadcom number too, but only as an alias, and its names are case
+// sensitive), any other name trimmed as written.
+func canonicalPin(name string) string {
+	name = strings.TrimSpace(name)
+	if n, ok := gpioNumber(name); ok {
+		return "GPIO" + strconv.Itoa(n)
+	}
+	return name
+}
+
+// gpioNumber reads the Broadcom number of "GPIO17", "gpio17" or "17".
+func gpioNumber(name string) (int, bool) {
+	digits := name
+	if len(name) > 4 && strings.EqualFold(name[:4], "GPIO") {
+		digits = name[4:]
+	}
+	if digits == "" || len(digits) > 3 || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, _ := strconv.Atoi(digits)
+	return n, true
 }
 
 func buttonNames() string {

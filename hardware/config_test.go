@@ -48,19 +48,37 @@ func newFakeMachine() *fakeMachine {
 	return m
 }
 
+// fakeAliases are some of the function names bcm283x registers in
+// periph's registry as aliases of a Pi's pins.
+var fakeAliases = map[string]string{"SPI0_MOSI": "GPIO10", "PWM0": "GPIO18", "I2C1_SDA": "GPIO2"}
+
+// lookup finds a pin as periph's registry does: names are case sensitive,
+// and an alias (a pin's number, a function name) answers with a pin named
+// as the alias, the real pin behind it (gpio.RealPin).
 func (m *fakeMachine) lookup(name string) gpio.PinIO {
 	if p, ok := m.pins[name]; ok {
 		return p
 	}
-	// periph's registry also knows pins by number.
+	if real, ok := fakeAliases[name]; ok {
+		return &fakeAlias{m.pins[real], name}
+	}
 	var n int
-	if _, err := fmt.Sscanf(name, "%d", &n); err == nil {
+	if _, err := fmt.Sscanf(name, "%d", &n); err == nil && fmt.Sprint(n) == name {
 		if p, ok := m.pins[fmt.Sprintf("GPIO%d", n)]; ok {
-			return p
+			return &fakeAlias{p, name}
 		}
 	}
 	return nil
 }
+
+// fakeAlias is a pin under another name, as gpioreg's aliases are.
+type fakeAlias struct {
+	testPin
+	name string
+}
+
+func (a *fakeAlias) Name() string     { return a.name }
+func (a *fakeAlias) Real() gpio.PinIO { return a.testPin }
 
 func (m *fakeMachine) all() []gpio.PinIO {
 	var all []gpio.PinIO
@@ -153,6 +171,12 @@ func TestValidateErrors(t *testing.T) {
 			"leds.track names 3 pins for a track of 4 spaces"},
 		{"five face LEDs", "gpio.yaml", func(c *Config) { c.LEDs.Faces = c.LEDs.Faces[:5] }, "leds.faces names 5 pins, not 6"},
 		{"a seat without an LED", "gpio.yaml", func(c *Config) { delete(c.LEDs.Seats, "bob") }, `no pin for seat "bob"`},
+		{"one pin by name and by number", "gpio.yaml", func(c *Config) { c.Buttons.Seats["bob"][ButtonBid] = "24" },
+			"pin 24 named twice: LED seat ann and seat bob's bid button"},
+		{"a button on the SPI bus by number", "apa102.yaml", func(c *Config) { c.Buttons.Seats["ann"][ButtonBid] = "10" },
+			"pin 10 named twice: the SPI port SPI0.0 and seat ann's bid button"},
+		{"a button on a chip select in small letters", "apa102.yaml", func(c *Config) { c.Buttons.Seats["cy"][ButtonFace] = "gpio08" },
+			"pin gpio08 named twice: the SPI port SPI0.0 and seat cy's face button"},
 		{"an LED for a stranger", "gpio.yaml", func(c *Config) { c.LEDs.Seats["zed"] = "GPIO21" }, `seat "zed", which is not at the table`},
 		{"no status LED", "gpio.yaml", func(c *Config) { c.LEDs.Status = "" }, "no pin for LED status"},
 		{"LED pins for an SPI strip", "apa102.yaml", func(c *Config) { c.LEDs.Status = "GPIO21" }, "driver apa102 does not use them"},
@@ -270,9 +294,12 @@ func TestOpenErrors(t *testing.T) {
 		{"a pin this board does not have", "gpio.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
 			c.Buttons.Seats["bob"][ButtonBid] = "GPIO40"
 		}, "pin GPIO40 (seat bob's bid button) does not exist on this board"},
-		{"one pin under two names", "gpio.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
-			c.Buttons.Seats["bob"][ButtonBid] = "24"
-		}, "pin GPIO24 named twice: LED seat ann (as GPIO24) and seat bob's bid button (as 24)"},
+		{"one pin under a function's name and its own", "gpio.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
+			c.Buttons.Seats["bob"][ButtonBid] = "PWM0"
+		}, "pin GPIO18 named twice: LED face 2 (as GPIO18) and seat bob's bid button (as PWM0)"},
+		{"a button on the SPI bus under a function's name", "apa102.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
+			c.Buttons.Seats["ann"][ButtonBid] = "SPI0_MOSI"
+		}, "pin GPIO10 named twice: the SPI port SPI0.0 and seat ann's bid button (as SPI0_MOSI)"},
 		{"no GPIO at all", "apa102.yaml", func(c *Config, m *fakeMachine, o *OpenOptions) {
 			o.AllPins = func() []gpio.PinIO { return nil }
 		}, "this machine has no GPIO (pins given by the caller; not a Raspberry Pi?): cannot open pin GPIO2 for seat ann's quantity_up button"},
@@ -293,6 +320,170 @@ func TestOpenErrors(t *testing.T) {
 		}
 		if rig != nil {
 			t.Errorf("%s: a rig on error", tc.name)
+		}
+	}
+}
+
+// TestOpenPinNames: a pin may be written as periph's registry would not
+// find it as written ("gpio17", " 17 "); it is GPIO17 all the same.
+func TestOpenPinNames(t *testing.T) {
+	for _, name := range []string{"GPIO21", "gpio21", "Gpio21", "21", " GPIO21 ", "GPIO021"} {
+		m := newFakeMachine()
+		c := loadConfig(t, "apa102.yaml")
+		c.Buttons.Seats["ann"][ButtonBid] = name
+		rig, err := Open(c, m.options(&spitest.Record{}))
+		if err != nil {
+			t.Errorf("bid button on %q: %v; want it on GPIO21", name, err)
+			continue
+		}
+		if got := m.pins["GPIO21"].Pull(); got != gpio.PullUp {
+			t.Errorf("bid button on %q: GPIO21's pull %s; want PullUp", name, got)
+		}
+		mustDo(t, rig.Close())
+	}
+}
+
+func TestCanonicalPin(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"GPIO17", "GPIO17"}, {"gpio17", "GPIO17"}, {"17", "GPIO17"}, {" 17\t", "GPIO17"}, {"GPIO017", "GPIO17"},
+		{"GPIO", "GPIO"}, {"GPIO-1", "GPIO-1"}, {"+17", "+17"}, {"GPIO1234", "GPIO1234"}, {"SPI0_MOSI", "SPI0_MOSI"}, {"P1_11", "P1_11"},
+	} {
+		if got := canonicalPin(tc.name); got != tc.want {
+			t.Errorf("canonicalPin(%q) = %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestHeaderOnly: on a Raspberry Pi only the header's GPIO0 to GPIO27 are
+// offered, however a pin is named; the SoC's others run the SD card, Wi-Fi,
+// audio and the activity LED.
+func TestHeaderOnly(t *testing.T) {
+	m := newFakeMachine()
+	for _, n := range []int{40, 42} {
+		name := fmt.Sprintf("GPIO%d", n)
+		m.pins[name] = newTestPin(name, n)
+	}
+	fakeAliases["PWM1"] = "GPIO40" // a Pi 4's audio
+	defer delete(fakeAliases, "PWM1")
+	lookup := headerOnly(m.lookup)
+	for _, tc := range []struct {
+		name string
+		want string // the real pin found, "" for none
+	}{
+		{"GPIO17", "GPIO17"}, {"GPIO27", "GPIO27"}, {"PWM0", "GPIO18"}, {"24", "GPIO24"},
+		{"GPIO40", ""}, {"GPIO42", ""}, {"PWM1", ""}, {"GPIO99", ""},
+	} {
+		got := ""
+		if p := lookup(tc.name); p != nil {
+			got = realPinName(p)
+		}
+		if got != tc.want {
+			t.Errorf("lookup(%q) = %q; want %q", tc.name, got, tc.want)
+		}
+	}
+	// Open names the pin and the board.
+	c := loadConfig(t, "apa102.yaml")
+	c.Buttons.Seats["bob"][ButtonBid] = "GPIO40"
+	o := m.options(&spitest.Record{})
+	o.LookupPin = lookup
+	_, err := Open(c, o)
+	if want := "pin GPIO40 (seat bob's bid button) does not exist on this board"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Open with a button on GPIO40: %v; want an error with %q", err, want)
+	}
+}
+
+// fakeChip is a GPIO character device's chip for pi5Lookup.
+type fakeChip struct {
+	label string
+	lines []testPin
+}
+
+func (c fakeChip) Label() string { return c.label }
+
+func (c fakeChip) line(name string) gpio.PinIO {
+	for _, l := range c.lines {
+		if l.Name() == name {
+			return l
+		}
+	}
+	return nil
+}
+
+func (c fakeChip) lineNumber(n int) gpio.PinIO {
+	if n < 0 || n >= len(c.lines) {
+		return nil
+	}
+	return c.lines[n]
+}
+
+// TestPi5Lookup: on a Pi 5 pins come from the GPIO character device's
+// chips, by line name or, for GPIOn, as line n of the RP1; never from
+// periph's registry, whose GPIOn are bcm283x's (the Pi 4's registers).
+func TestPi5Lookup(t *testing.T) {
+	rp1 := fakeChip{label: rp1Label}
+	for n := range 54 {
+		name := fmt.Sprintf("GPIO%d", n)
+		switch {
+		case n == 0:
+			name = "ID_SDA"
+		case n == 1:
+			name = "ID_SCL"
+		case n > 27:
+			name = fmt.Sprintf("RP1_LINE%d", n)
+		}
+		rp1.lines = append(rp1.lines, newTestPin(name, n))
+	}
+	soc := fakeChip{label: "gpio-brcmstb@107d508500", lines: []testPin{newTestPin("2712_BOOT_CS_N", 0), newTestPin("PWR_GPIO", 1)}}
+	// Unnamed RP1 lines: only the number finds them.
+	bare := fakeChip{label: rp1Label}
+	for n := range 54 {
+		bare.lines = append(bare.lines, newTestPin("", n))
+	}
+	for _, tc := range []struct {
+		chips []lineChip
+		name  string
+		want  string // chip label and line number, "" for none
+	}{
+		{[]lineChip{soc, rp1}, "GPIO17", "pinctrl-rp1 17"},
+		{[]lineChip{soc, rp1}, "GPIO0", "pinctrl-rp1 0"}, // named ID_SDA
+		{[]lineChip{soc, rp1}, "ID_SDA", "pinctrl-rp1 0"},
+		{[]lineChip{soc, rp1}, "PWR_GPIO", "gpio-brcmstb@107d508500 1"},
+		{[]lineChip{soc, rp1}, "GPIO28", ""},
+		{[]lineChip{soc, rp1}, "SPI0_MOSI", ""}, // a bcm283x alias
+		{[]lineChip{soc, bare}, "GPIO10", "pinctrl-rp1 10"},
+		{[]lineChip{soc}, "GPIO10", ""}, // no RP1
+		{nil, "GPIO10", ""},
+	} {
+		got := ""
+		if p := pi5Lookup(tc.chips)(tc.name); p != nil {
+			for _, c := range tc.chips {
+				for _, l := range c.(fakeChip).lines {
+					if gpio.PinIO(l) == p {
+						got = fmt.Sprintf("%s %d", c.Label(), l.Number())
+					}
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("pi5Lookup(%q) = %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestIsRaspberryPi(t *testing.T) {
+	for _, tc := range []struct {
+		model      string
+		compatible []string
+		want       bool
+	}{
+		{"Raspberry Pi 4 Model B Rev 1.5", nil, true},
+		{"Raspberry Pi 5 Model B Rev 1.0", []string{"raspberrypi,5-model-b", "brcm,bcm2712"}, true},
+		{"unknown model", []string{"raspberrypi,4-model-b"}, true},
+		{"unknown model", nil, false},
+		{"Radxa ROCK 5B", []string{"radxa,rock-5b", "rockchip,rk3588"}, false},
+	} {
+		if got := isRaspberryPi(tc.model, tc.compatible); got != tc.want {
+			t.Errorf("isRaspberryPi(%q, %q) = %v; want %v", tc.model, tc.compatible, got, tc.want)
 		}
 	}
 }

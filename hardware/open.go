@@ -136,7 +136,7 @@ func Open(c Config, opts OpenOptions) (rig *Rig, err error) {
 	} else {
 		r.Platform = "pins given by the caller"
 	}
-	pins, err := resolvePins(uses, opts.LookupPin, opts.AllPins, r.Platform)
+	pins, err := resolvePins(uses, c.reservedPins(), opts.LookupPin, opts.AllPins, r.Platform)
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +198,9 @@ func Open(c Config, opts OpenOptions) (rig *Rig, err error) {
 	return r, nil
 }
 
-// resolvePins finds the pin of every use, in order.
-func resolvePins(uses []pinUse, lookup func(string) gpio.PinIO, all func() []gpio.PinIO, platform string) ([]gpio.PinIO, error) {
+// resolvePins finds the pin of every use, in order. reserved names the
+// pins taken by something else (the SPI port) and what takes them.
+func resolvePins(uses []pinUse, reserved map[string]string, lookup func(string) gpio.PinIO, all func() []gpio.PinIO, platform string) ([]gpio.PinIO, error) {
 	if len(uses) == 0 {
 		return nil, nil
 	}
@@ -210,19 +211,40 @@ func resolvePins(uses []pinUse, lookup func(string) gpio.PinIO, all func() []gpi
 	pins := make([]gpio.PinIO, len(uses))
 	byReal := map[string]pinUse{}
 	for i, u := range uses {
-		p := lookup(strings.TrimSpace(u.name))
+		p := lookup(canonicalPin(u.name))
 		if p == nil {
 			return nil, fmt.Errorf("hardware: pin %s (%s) does not exist on this board (%s); pins are named like GPIO17", u.name, u.use, platform)
 		}
-		// Two names for one pin ("GPIO17" and its alias "17") are still
-		// one pin.
-		if first, dup := byReal[p.Name()]; dup {
-			return nil, fmt.Errorf("hardware: pin %s named twice: %s (as %s) and %s (as %s)", p.Name(), first.use, first.name, u.use, u.name)
+		// periph's registry answers an alias ("SPI0_MOSI", "PWM0") with a
+		// pin named as the alias; two names for one pin are still one pin,
+		// so compare the pins behind them.
+		name := realPinName(p)
+		if what, taken := reserved[name]; taken {
+			return nil, fmt.Errorf("hardware: pin %s named twice: %s and %s (as %s)", name, what, u.use, u.name)
 		}
-		byReal[p.Name()] = u
+		if first, dup := byReal[name]; dup {
+			return nil, fmt.Errorf("hardware: pin %s named twice: %s (as %s) and %s (as %s)", name, first.use, first.name, u.use, u.name)
+		}
+		byReal[name] = u
 		pins[i] = p
 	}
 	return pins, nil
+}
+
+// realPinName is the name of the pin behind p, which may be an alias.
+func realPinName(p gpio.PinIO) string {
+	for range 8 { // aliases of aliases, but never a loop
+		r, ok := p.(gpio.RealPin)
+		if !ok {
+			break
+		}
+		behind := r.Real()
+		if behind == nil {
+			break
+		}
+		p = behind
+	}
+	return p.Name()
 }
 
 // machinePins initialises periph's host drivers and returns this machine's
@@ -231,29 +253,119 @@ func resolvePins(uses []pinUse, lookup func(string) gpio.PinIO, all func() []gpi
 // A Raspberry Pi 4 (and earlier) has its GPIO in the SoC and periph drives
 // it through bcm283x. A Pi 5's header pins are on the RP1 chip, reached only
 // through the Linux GPIO character device (host v3.8.3+, gpioioctl); periph's
-// bcm283x driver still claims the "GPIOn" names there and, run as root, maps
-// the Pi 4's registers, so on a Pi 5 pins are looked up on the character
-// device's chips directly.
+// bcm283x driver still claims the "GPIOn" names there (and its aliases, "17",
+// "SPI0_MOSI") and, run as root, maps the Pi 4's registers, so on a Pi 5 pins
+// are looked up on the character device's chips only. On any Raspberry Pi,
+// only the header's pins (GPIO0 to GPIO27) are offered: the SoC's others
+// (GPIO28 and up) drive the SD card, Wi-Fi, audio or the activity LED.
 func machinePins() (lookup func(string) gpio.PinIO, all func() []gpio.PinIO, platform string, err error) {
 	if _, err := host.Init(); err != nil {
 		return nil, nil, "", fmt.Errorf("hardware: initialising periph's host drivers: %w", err)
 	}
-	model := distro.DTModel()
+	model, compatible := distro.DTModel(), distro.DTCompatible()
 	if model == "" || model == "<unknown>" {
 		model = "unknown model"
 	}
-	if !isPi5(model, distro.DTCompatible()) {
-		return gpioreg.ByName, gpioreg.All, model, nil
+	lookup, platform = gpioreg.ByName, model
+	if isPi5(model, compatible) {
+		chips := make([]lineChip, len(gpioioctl.Chips))
+		for i, c := range gpioioctl.Chips {
+			chips[i] = ioctlChip{c}
+		}
+		lookup, platform = pi5Lookup(chips), model+", GPIO character device"
 	}
-	lookup = func(name string) gpio.PinIO {
-		for _, chip := range gpioioctl.Chips {
-			if line := chip.ByName(name); line != nil {
-				return line
+	if isRaspberryPi(model, compatible) {
+		lookup = headerOnly(lookup)
+	}
+	return lookup, gpioreg.All, platform, nil
+}
+
+// maxHeaderGPIO is the highest GPIO on the Raspberry Pi's 40-pin header.
+const maxHeaderGPIO = 27
+
+// headerOnly wraps a Raspberry Pi's lookup so that it finds only the pins
+// of the 40-pin header, whatever name or alias leads to them.
+func headerOnly(lookup func(string) gpio.PinIO) func(string) gpio.PinIO {
+	return func(name string) gpio.PinIO {
+		p := lookup(name)
+		if p == nil {
+			return nil
+		}
+		if n, ok := gpioNumber(realPinName(p)); ok && n > maxHeaderGPIO {
+			return nil
+		}
+		return p
+	}
+}
+
+// lineChip is a GPIO character device's chip, as the Pi 5's lookup needs it.
+type lineChip interface {
+	Label() string
+	line(name string) gpio.PinIO // nil when no line has that name
+	lineNumber(n int) gpio.PinIO // nil when out of range
+}
+
+// ioctlChip is a lineChip of periph's gpioioctl.
+type ioctlChip struct{ c *gpioioctl.GPIOChip }
+
+func (c ioctlChip) Label() string { return c.c.Label() }
+
+func (c ioctlChip) line(name string) gpio.PinIO {
+	if l := c.c.ByName(name); l != nil { // not a typed nil in the interface
+		return l
+	}
+	return nil
+}
+
+func (c ioctlChip) lineNumber(n int) gpio.PinIO {
+	if n < 0 || n >= c.c.LineCount() {
+		return nil
+	}
+	if l := c.c.ByNumber(n); l != nil {
+		return l
+	}
+	return nil
+}
+
+// rp1Label is the label of the Pi 5's RP1 GPIO chip: its line n is the
+// header's GPIOn.
+const rp1Label = "pinctrl-rp1"
+
+// pi5Lookup finds pins on a Pi 5's GPIO chips: a line of that name
+// ("GPIO17"), else, for GPIOn, line n of the RP1 (where periph's bcm283x
+// would send it too, without the risk of mapping a Pi 4's registers). It
+// never falls back on periph's registry, whose GPIOn are bcm283x's.
+func pi5Lookup(chips []lineChip) func(string) gpio.PinIO {
+	return func(name string) gpio.PinIO {
+		for _, c := range chips {
+			if p := c.line(name); p != nil {
+				return p
 			}
 		}
-		return gpioreg.ByName(name)
+		n, ok := gpioNumber(name)
+		if !ok || n > maxHeaderGPIO {
+			return nil
+		}
+		for _, c := range chips {
+			if c.Label() == rp1Label {
+				return c.lineNumber(n)
+			}
+		}
+		return nil
 	}
-	return lookup, gpioreg.All, model + ", GPIO character device", nil
+}
+
+// isRaspberryPi reports whether the device tree describes a Raspberry Pi.
+func isRaspberryPi(model string, compatible []string) bool {
+	if strings.Contains(model, "Raspberry Pi") {
+		return true
+	}
+	for _, c := range compatible {
+		if strings.HasPrefix(c, "raspberrypi,") {
+			return true
+		}
+	}
+	return false
 }
 
 // isPi5 reports whether the device tree describes a Raspberry Pi 5 (or a

@@ -1,6 +1,10 @@
 package hardware
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
 
 // RemapStrip shows frames on a strip whose LEDs were wired in another order
 // than the board model's: LED i of a frame lights position order[i] of the
@@ -14,6 +18,9 @@ type RemapStrip struct {
 // NewRemapStrip returns a strip that reorders frames onto strip. order must
 // name every position of the chain once.
 func NewRemapStrip(strip Strip, order []int) (*RemapStrip, error) {
+	if strip == nil {
+		return nil, errors.New("hardware: no strip to remap")
+	}
 	if len(order) != strip.Len() {
 		return nil, fmt.Errorf("hardware: the LED order has %d entries for a chain of %d LEDs", len(order), strip.Len())
 	}
@@ -24,7 +31,8 @@ func NewRemapStrip(strip Strip, order []int) (*RemapStrip, error) {
 		}
 		seen[p] = true
 	}
-	return &RemapStrip{strip: strip, order: order, buf: make([]Color, len(order))}, nil
+	// A copy: the caller's slice may change after the checks.
+	return &RemapStrip{strip: strip, order: slices.Clone(order), buf: make([]Color, len(order))}, nil
 }
 
 // Len returns the number of LEDs.

@@ -35,3 +35,25 @@ func TestRemapStrip(t *testing.T) {
 		}
 	}
 }
+
+// TestRemapStripRobust: no strip is an error, not a panic, and the order is
+// the one checked even if the caller's slice changes afterwards.
+func TestRemapStripRobust(t *testing.T) {
+	if _, err := NewRemapStrip(nil, []int{0}); err == nil {
+		t.Error("NewRemapStrip(nil, [0]): no error; want one")
+	}
+	raw := &recordStrip{n: 2}
+	order := []int{1, 0}
+	r, err := NewRemapStrip(raw, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order[0] = 7 // out of range: would panic in Write if kept
+	on := Color{R: 255}
+	if err := r.Write([]Color{on, Off}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := raw.frames[0], []Color{Off, on}; !slices.Equal(got, want) {
+		t.Errorf("chain shows %v; want %v", got, want)
+	}
+}
