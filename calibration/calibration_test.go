@@ -40,6 +40,16 @@ func TestLoadRefuses(t *testing.T) {
 		{"truncated", `{"version":1,"seats":[{"name":"a","zone":[{"x":1`, "not a calibration file"},
 		{"bad zone", `{"version":1,"seats":[{"name":"a","zone":[{"x":1,"y":1}]}]}`, "3 or more"},
 		{"singular board", `{"version":1,"board":{"cols":9,"rows":6,"square_mm":20,"homography":[0,0,0,0,0,0,0,0,0]}}`, "singular"},
+		{"empty", ``, "not a calibration file"},
+		{"a list", `[1]`, "not a calibration file"},
+		{"version as text", `{"version":"1"}`, "not a calibration file"},
+		{"trailing garbage", `{"version":1} {"version":1}`, "not a calibration file"},
+		{"unknown view", `{"version":1,"camera":{"view":"sideways"}}`, "unknown view"},
+		{"LED named twice", `{"version":1,"wiring":{"led_order":[0,0,2]}}`, "LED order"},
+		{"LED off the chain", `{"version":1,"wiring":{"led_order":[0,3,1]}}`, "LED order"},
+		{"cut template", `{"version":1,"dice":{"size_px":40,"templates":[{"face":1,"side":32,"cells":"AAAA"}]}}`, "face templates"},
+		{"seat twice", `{"version":1,"seats":[{"name":"a","zone":[{"x":0,"y":0},{"x":1,"y":0},{"x":0,"y":1}]},{"name":"a","zone":[{"x":0,"y":0},{"x":1,"y":0},{"x":0,"y":1}]}]}`, "named twice"},
+		{"negative die size", `{"version":1,"dice":{"size_px":-4}}`, "dice size"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.body))
@@ -270,7 +280,13 @@ func TestZones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rect, err := RectTable([]string{"a", "b", "c", "d", "e", "f"}, 1200, 800)
+	rect, err := RectTable([]string{"a", "b", "c", "d", "e", "f"}, Point{600, 400}, 1200, 800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The card lies in the middle of the board, so the board's origin is
+	// near the table's centre: a table centred there.
+	middle, err := RectTable([]string{"a", "b", "c", "d"}, Point{0, 0}, 1200, 800)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,6 +310,10 @@ func TestZones(t *testing.T) {
 		{rect, Point{1150, 700}, "c", true},
 		{rect, Point{600, 780}, "d", true},
 		{rect, Point{30, 100}, "f", true},
+		{middle, Point{0, -370}, "a", true},
+		{middle, Point{570, 0}, "b", true},
+		{middle, Point{-20, 380}, "c", true},
+		{middle, Point{-580, 30}, "d", true},
 		{taught, Point{110, 90}, "p1", true},
 		{taught, Point{515, 130}, "p2", true},
 		{taught, Point{310, 470}, "p3", true},

@@ -19,15 +19,39 @@ const (
 // focus, so that readings do not drift through an evening. Each setting
 // keeps the value the camera had settled on, unless want names one. It
 // returns the settings as the camera reports them after locking.
+//
+// It locks only what the camera allows: a control the camera reports no
+// value for (OpenCV gives a negative number; none of these V4L2 controls
+// takes one) is left as the camera has it, and nil in the result.
 func LockCamera(c Controller, want Camera) Camera {
 	got := want
-	exposure := pick(want.Exposure, c.Get(gocv.VideoCaptureExposure))
-	wb := pick(want.WhiteBalance, c.Get(gocv.VideoCaptureWBTemperature))
-	focus := pick(want.Focus, c.Get(gocv.VideoCaptureFocus))
-	got.Exposure, got.WhiteBalance, got.Focus = &exposure, &wb, &focus
+	controls := []struct {
+		prop gocv.VideoCaptureProperties
+		want *float64
+		got  **float64
+	}{
+		{gocv.VideoCaptureExposure, want.Exposure, &got.Exposure},
+		{gocv.VideoCaptureWBTemperature, want.WhiteBalance, &got.WhiteBalance},
+		{gocv.VideoCaptureFocus, want.Focus, &got.Focus},
+	}
+	for _, k := range controls {
+		*k.got = nil
+		if current := c.Get(k.prop); current >= 0 {
+			v := pick(k.want, current)
+			*k.got = &v
+		}
+	}
 	got.Apply(c)
-	e, w, f := c.Get(gocv.VideoCaptureExposure), c.Get(gocv.VideoCaptureWBTemperature), c.Get(gocv.VideoCaptureFocus)
-	got.Exposure, got.WhiteBalance, got.Focus = &e, &w, &f
+	for _, k := range controls {
+		if *k.got == nil {
+			continue
+		}
+		if v := c.Get(k.prop); v >= 0 {
+			*k.got = &v
+		} else {
+			*k.got = nil
+		}
+	}
 	return got
 }
 

@@ -132,6 +132,27 @@ func (f *File) Check() error {
 	if f.Dice != nil && (f.Dice.SizePx < 0 || f.Dice.MinConfidence < 0 || f.Dice.MinConfidence > 1) {
 		return errors.New("calibration: dice size must be positive and min_confidence 0 to 1")
 	}
+	if f.Dice != nil && len(f.Dice.Templates) > 0 {
+		if _, err := vision.NewFaceMatcher(f.Dice.Templates); err != nil {
+			return fmt.Errorf("calibration: the dice's face templates: %w (run liarsd calibrate dice again)", err)
+		}
+	}
+	if f.Camera != nil {
+		if _, err := vision.ParseView(f.Camera.View); err != nil {
+			return fmt.Errorf("calibration: the camera's view: %w", err)
+		}
+	}
+	if f.Wiring != nil {
+		// The LED order maps each LED of the board to a place on the
+		// chain: every place once.
+		seenAt := make([]bool, len(f.Wiring.LEDOrder))
+		for led, at := range f.Wiring.LEDOrder {
+			if at < 0 || at >= len(seenAt) || seenAt[at] {
+				return fmt.Errorf("calibration: the wiring's LED order names chain place %d for LED %d: it must name each of 0 to %d once (run liarsd calibrate leds again)", at, led, len(seenAt)-1)
+			}
+			seenAt[at] = true
+		}
+	}
 	return nil
 }
 

@@ -208,10 +208,12 @@ func writeImage(path string, img gocv.Mat) error {
 type Layout struct {
 	// Kind is "round", "rect" or "taught".
 	Kind string
-	// Round: the table's centre and radius on the board (mm).
+	// Round and rect: the table's centre on the board (mm); the board's
+	// origin is the card's first inner corner.
 	Centre Point
+	// Round: the table's radius (mm).
 	Radius float64
-	// Rect: the table's size (mm), origin at the board's origin.
+	// Rect: the table's size (mm).
 	Width, Height float64
 }
 
@@ -224,7 +226,7 @@ func (s *Session) Seats(names []string, layout Layout) error {
 	case "round":
 		zones, err = RoundTable(names, layout.Centre, layout.Radius)
 	case "rect":
-		zones, err = RectTable(names, layout.Width, layout.Height)
+		zones, err = RectTable(names, layout.Centre, layout.Width, layout.Height)
 	case "taught":
 		zones, err = s.teachSeats(names)
 	default:
@@ -281,7 +283,16 @@ func (s *Session) Camera(c Controller) error {
 	}
 	got := LockCamera(c, want)
 	s.File.Camera = &got
-	s.say("  exposure %.1f, white balance %.0f, focus %.1f", *got.Exposure, *got.WhiteBalance, *got.Focus)
+	for _, k := range []struct {
+		name, format string
+		v            *float64
+	}{{"exposure", "%.1f", got.Exposure}, {"white balance", "%.0f", got.WhiteBalance}, {"focus", "%.1f", got.Focus}} {
+		if k.v == nil {
+			s.say("  %s: the camera does not allow it to be set; left as the camera has it", k.name)
+			continue
+		}
+		s.say("  %s locked at "+k.format, k.name, *k.v)
+	}
 	return nil
 }
 

@@ -75,6 +75,7 @@ func (s *Session) Buttons(ctx context.Context, src hardware.PressSource, seats [
 		}
 	})
 	moved := map[string]string{}
+	pressedAs := map[string]string{} // a press as it arrives -> the button pressed
 	var missing []string
 	for _, seat := range seats {
 		for _, b := range buttons {
@@ -83,6 +84,11 @@ func (s *Session) Buttons(ctx context.Context, src hardware.PressSource, seats [
 			select {
 			case p := <-presses:
 				got := p.Seat + "/" + string(p.Button)
+				if first, twice := pressedAs[got]; twice {
+					// Two buttons arrive as one: no map tells them apart.
+					return fmt.Errorf("calibration: %s and %s both arrive as %s: check the wiring and the pin map", first, want, got)
+				}
+				pressedAs[got] = want
 				if got != want {
 					moved[got] = want
 					s.say("    it arrived as %s: recorded", got)

@@ -3,6 +3,7 @@ package calibration
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -93,8 +94,19 @@ func TestButtonCheck(t *testing.T) {
 			t.Errorf("press %s recorded as %q; want %q (all: %v)", k, s.File.Wiring.Buttons[k], v, s.File.Wiring.Buttons)
 		}
 	}
+	// Two buttons wired to one input: no map can tell them apart, and the
+	// file keeps what it had.
+	s3 := &Session{File: &File{}, Out: io.Discard}
+	same := scriptedPresses{{Seat: "ann", Button: hardware.ButtonBid}, {Seat: "ann", Button: hardware.ButtonBid}}
+	err := s3.Buttons(context.Background(), same, []string{"ann"}, buttons, time.Second)
+	if got, want := fmt.Sprint(err), "calibration: ann/bid and ann/challenge both arrive as ann/bid"; !strings.HasPrefix(got, want) {
+		t.Errorf("two buttons on one input: got %q; want it to start %q", got, want)
+	}
+	if s3.File.Wiring != nil {
+		t.Errorf("a failed button check changed the file: %+v", s3.File.Wiring)
+	}
 	s2 := &Session{File: &File{}, Out: io.Discard}
-	err := s2.Buttons(context.Background(), scriptedPresses{}, []string{"ann"}, buttons[:1], 20*time.Millisecond)
+	err = s2.Buttons(context.Background(), scriptedPresses{}, []string{"ann"}, buttons[:1], 20*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "ann/bid") {
 		t.Fatalf("got %v; want an error naming ann/bid", err)
 	}

@@ -70,17 +70,23 @@ func RoundTable(names []string, centre Point, radius float64) (Zones, error) {
 }
 
 // RectTable draws zones for seats spread evenly along the edge of a
-// rectangular table (width x height millimetres, origin top-left),
-// clockwise from the middle of the top edge.
-func RectTable(names []string, width, height float64) (Zones, error) {
+// rectangular table of width x height millimetres whose centre lies at
+// centre on the board (the board's origin is the card's first inner
+// corner, and the card lies in the middle of the board), clockwise from
+// the middle of the top edge.
+func RectTable(names []string, centre Point, width, height float64) (Zones, error) {
 	if len(names) == 0 || width <= 0 || height <= 0 {
 		return nil, errors.New("calibration: a rectangular table needs seats and a positive size")
 	}
-	centre := Point{width / 2, height / 2}
 	perimeter := 2 * (width + height)
+	// edge is where seat i sits on the table's edge, on the board.
+	edge := func(i int) Point {
+		p := perimeterPoint(width, height, math.Mod(width/2+perimeter*float64(i)/float64(len(names)), perimeter))
+		return Point{centre.X - width/2 + p.X, centre.Y - height/2 + p.Y}
+	}
 	angles := make([]float64, len(names))
 	for i := range names {
-		p := perimeterPoint(width, height, math.Mod(width/2+perimeter*float64(i)/float64(len(names)), perimeter))
+		p := edge(i)
 		angles[i] = math.Atan2(p.Y-centre.Y, p.X-centre.X)
 	}
 	reach := math.Hypot(width, height)
@@ -89,7 +95,7 @@ func RectTable(names []string, width, height float64) (Zones, error) {
 		return nil, err
 	}
 	for i := range zones { // the point in front of each seat, on the table
-		p := perimeterPoint(width, height, math.Mod(width/2+perimeter*float64(i)/float64(len(names)), perimeter))
+		p := edge(i)
 		zones[i].Centre = Point{centre.X + 0.7*(p.X-centre.X), centre.Y + 0.7*(p.Y-centre.Y)}
 	}
 	return zones, nil

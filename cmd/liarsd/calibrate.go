@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,7 +68,7 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	views := fs.Int("views", 5, "lens: how many views of the card (default with --image: as many as given)")
 	seats := fs.String("seats", "", "seats: the seats' names, clockwise, comma-separated")
 	layout := fs.String("layout", "round", "seats: round, rect or taught")
-	centre := fs.String("centre", "0,0", "seats, round: the table's centre on the board, X,Y mm")
+	centre := fs.String("centre", "0,0", "seats, round and rect: the table's centre on the board (the card's first inner corner is 0,0), X,Y mm")
 	radius := fs.Float64("radius", 400, "seats, round: the table's radius, mm")
 	width := fs.Float64("width", 1200, "seats, rect: the table's width, mm")
 	height := fs.Float64("height", 800, "seats, rect: the table's height, mm")
@@ -202,6 +203,10 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	switch step {
 	case "check":
+		if _, err := os.Stat(*file); errors.Is(err, os.ErrNotExist) {
+			// A mistyped --file must not pass for a calibrated table.
+			fmt.Fprintf(stdout, "no calibration file %s: the table reads uncalibrated\n", *file)
+		}
 		if err := openCamera(); err != nil {
 			return fail(err)
 		}

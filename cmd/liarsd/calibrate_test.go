@@ -231,3 +231,94 @@ func TestCalibrateButtonsOnTheSimulatedBoard(t *testing.T) {
 		t.Fatalf("button map %v; want %v", f.Wiring.Buttons, want)
 	}
 }
+
+// TestCalibrateInteractive runs steps as at the terminal: the step says
+// what to do, waits for Enter, and captures from the camera (here an
+// image standing in for it). An installer who leaves (no answer) leaves
+// the file as it was.
+func TestCalibrateInteractive(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cal.json")
+	cardImg := filepath.Join(dir, "card.png")
+	writeCardImage(t, cardImg)
+	code, out, errs := calibrate(t, "\n", "--file", file, "--camera", cardImg, "--card", "9x6@25", "board")
+	if code != 0 {
+		t.Fatalf("board at the terminal: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"lay the 10x7-square chessboard card", "Press Enter when ready", "board found", "saved " + file} {
+		if !strings.Contains(out, want) {
+			t.Errorf("board at the terminal said %q; want it to say %q", out, want)
+		}
+	}
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = calibrate(t, "", "--file", file, "--camera", cardImg, "background")
+	if code != 1 || !strings.Contains(errs, "no answer") {
+		t.Errorf("background with nobody answering: exit %d, %q; want exit 1 saying no answer came", code, errs)
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(after, before) {
+		t.Errorf("a step nobody answered changed the file")
+	}
+}
+
+// TestCalibrateRectSeats draws a rectangular table's zones around the
+// table's centre on the board (the card lies in the middle of the board,
+// so the board's origin is near the table's centre).
+func TestCalibrateRectSeats(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cal.json")
+	code, out, errs := calibrate(t, "", "--file", file, "--layout", "rect", "--seats", "a,b,c,d", "--centre", "50,-20", "--width", "1200", "--height", "800", "seats")
+	if code != 0 {
+		t.Fatalf("seats: exit %d\n%s%s", code, out, errs)
+	}
+	f, err := calibration.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Seats at the middle of each edge, clockwise from the top.
+	tests := []struct {
+		p    calibration.Point
+		seat string
+	}{
+		{calibration.Point{X: 50, Y: -400}, "a"},
+		{calibration.Point{X: 620, Y: -20}, "b"},
+		{calibration.Point{X: 40, Y: 360}, "c"},
+		{calibration.Point{X: -520, Y: 0}, "d"},
+	}
+	for _, tt := range tests {
+		if got, in, _ := calibration.Zones(f.Seats).Assign(tt.p); got != tt.seat || !in {
+			t.Errorf("Assign(%v) = %s (in zone %v); want %s", tt.p, got, in, tt.seat)
+		}
+	}
+}
+
+// TestCalibrateKeepsAFileItCannotRead: a corrupt file is refused, named,
+// and left as it is: no step writes a new file over it.
+func TestCalibrateKeepsAFileItCannotRead(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cal.json")
+	corrupt := []byte(`{"version":1,"seats":[{"name":"ann","zo`)
+	os.WriteFile(file, corrupt, 0o644)
+	code, _, errs := calibrate(t, "", "--file", file, "--layout", "round", "--seats", "a,b", "seats")
+	if code != 1 || !strings.Contains(errs, "not a calibration file") {
+		t.Errorf("seats over a corrupt file: exit %d, %q; want exit 1 saying it is not a calibration file", code, errs)
+	}
+	if got, _ := os.ReadFile(file); !bytes.Equal(got, corrupt) {
+		t.Errorf("the corrupt file was replaced: %q", got)
+	}
+}
+
+// TestCalibrateCheckWithoutFile says when there is no calibration to check.
+func TestCalibrateCheckWithoutFile(t *testing.T) {
+	dir := t.TempDir()
+	roll := filepath.Join(dir, "roll.png")
+	writeRollImage(t, roll)
+	file := filepath.Join(dir, "typo.json")
+	_, out, _ := calibrate(t, "", "--file", file, "--image", roll, "check")
+	if want := "no calibration file " + file; !strings.Contains(out, want) {
+		t.Errorf("check without a file said %q; want %q", out, want)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("check wrote the file (%v)", err)
+	}
+}
