@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -147,7 +148,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	var cal *calibration.File
 	if c.Calibration != "" {
 		if cal, err = calibration.Load(c.Calibration); err != nil {
-			return fmt.Errorf("daemon: %w", err)
+			return fmt.Errorf("daemon: the calibration file %s: %w", c.Calibration, err)
 		}
 	}
 	if o.Camera != nil || c.Camera.Source != "" {
@@ -209,6 +210,11 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		rc.Zones = nearest
 		if cal != nil {
 			rc.Zones = referee.CalibratedZones{File: cal, Fallback: nearest}
+			if msg := seatZonesDiffer(c.Seats, cal.Seats); msg != "" {
+				// Dice assigned to a zone no seat of the game has are
+				// nobody's: every reveal would ask for a look, unexplained.
+				log.Warn("daemon: the calibration's seat zones are not the configured seats: run liarsd calibrate seats again", "differ", msg, "calibration", c.Calibration)
+			}
 		}
 	}
 
@@ -471,3 +477,39 @@ func (c *tableCamera) Close() error {
 // command the broker delivers at the first connection finds it; the
 // referee publishes nothing before Run, when Client is set.
 type publisherProxy struct{ *mqtt.Client }
+
+// seatZonesDiffer says how the configured seats and the calibration's seat
+// zones differ by name, or "" when each has the other's names (or either
+// names none: no seats configured, or no zones calibrated yet).
+func seatZonesDiffer(seats []config.Seat, zones []calibration.Seat) string {
+	if len(seats) == 0 || len(zones) == 0 {
+		return ""
+	}
+	configured := make([]string, len(seats))
+	for i, s := range seats {
+		configured[i] = s.Name
+	}
+	zoned := make([]string, len(zones))
+	for i, z := range zones {
+		zoned[i] = z.Name
+	}
+	var parts []string
+	if only := missingFrom(configured, zoned); len(only) > 0 {
+		parts = append(parts, "seats with no zone: "+strings.Join(only, ", "))
+	}
+	if only := missingFrom(zoned, configured); len(only) > 0 {
+		parts = append(parts, "zones of no seat: "+strings.Join(only, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// missingFrom returns the names of a that b lacks, in a's order.
+func missingFrom(a, b []string) []string {
+	var out []string
+	for _, n := range a {
+		if !slices.Contains(b, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
