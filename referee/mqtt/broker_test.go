@@ -24,24 +24,10 @@ func TestEmbeddedBrokerKeepsEveryEventForAnAwaySubscriber(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	const events, n = "liarsdice/t1/events", 10000
-	away := mqtttest.Subscribe(t, b.URL(), "away", events)
-	away.Client().Disconnect(100) // its session stays on the broker
+	const n = 10000
+	publishWhileAway(t, b.URL(), n)
 
-	c, err := mqtt.Dial(mqtt.Options{Broker: b.URL(), Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i <= n; i++ {
-		c.Event(i, []byte(fmt.Sprintf(`{"type":"left","seq":%d,"seat":"x"}`, i)))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := c.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-
-	back := mqtttest.Subscribe(t, b.URL(), "away", events)
+	back := mqtttest.Subscribe(t, b.URL(), "away", awayEvents)
 	ms := back.Wait(t, 30*time.Second, fmt.Sprintf("%d events", n), func(ms []mqtttest.Message) bool { return len(ms) >= n })
 	seen := map[int]bool{}
 	for _, m := range ms {
@@ -72,29 +58,15 @@ func TestEmbeddedBrokerResendsInOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { b.Close() }()
-			const events, n = "liarsdice/t1/events", 300
-			away := mqtttest.Subscribe(t, b.URL(), "away", events)
-			away.Client().Disconnect(100)
-
-			c, err := mqtt.Dial(mqtt.Options{Broker: b.URL(), Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := 1; i <= n; i++ {
-				c.Event(i, []byte(fmt.Sprintf(`{"type":"left","seq":%d,"seat":"x"}`, i)))
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			if err := c.Close(ctx); err != nil {
-				t.Fatal(err)
-			}
+			const n = 300
+			publishWhileAway(t, b.URL(), n)
 			if restart {
 				b.Close()
 				if b, err = mqtt.StartBroker(opts); err != nil {
 					t.Fatal(err)
 				}
 			}
-			back := mqtttest.Subscribe(t, b.URL(), "away", events)
+			back := mqtttest.Subscribe(t, b.URL(), "away", awayEvents)
 			ms := back.Wait(t, 30*time.Second, fmt.Sprintf("%d events", n), func(ms []mqtttest.Message) bool { return len(ms) >= n })
 			last := 0
 			for _, m := range ms {
@@ -106,5 +78,31 @@ func TestEmbeddedBrokerResendsInOrder(t *testing.T) {
 				last = e.Seq
 			}
 		})
+	}
+}
+
+// awayEvents is the topic of table t1's events.
+const awayEvents = "liarsdice/t1/events"
+
+// publishWhileAway subscribes the client "away" to table t1's events and
+// disconnects it, its session left on the broker at url, then publishes n
+// events (seq 1 to n) through a referee's client and closes it once the
+// broker has them all.
+func publishWhileAway(t *testing.T, url string, n int) {
+	t.Helper()
+	away := mqtttest.Subscribe(t, url, "away", awayEvents)
+	away.Client().Disconnect(100)
+
+	c, err := mqtt.Dial(mqtt.Options{Broker: url, Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		c.Event(i, []byte(fmt.Sprintf(`{"type":"left","seq":%d,"seat":"x"}`, i)))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
