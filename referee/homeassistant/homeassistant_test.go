@@ -410,3 +410,51 @@ func TestRunRefusesABadTableID(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSurvivesBadStates: payloads on the table's state topic that are
+// not a snapshot (not JSON, not an object, fields of the wrong type) are
+// logged and left out; discovery carries on and follows the next good
+// state.
+func TestRunSurvivesBadStates(t *testing.T) {
+	b, err := mqtt.StartBroker(mqtt.BrokerOptions{TCP: "127.0.0.1:0", Table: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	pubCli := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("referee"))
+	if tok := pubCli.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	defer pubCli.Disconnect(100)
+	var log syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- homeassistant.Run(ctx, homeassistant.RunOptions{Options: homeassistant.Options{Table: "t1"}, Broker: b.URL(),
+			Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	}()
+	sub := mqtttest.Subscribe(t, b.URL(), "ha-watch", "homeassistant/#")
+	for _, bad := range []string{`nope`, `[]`, `"x"`, `{"seats":"x"}`, `{"seats":[{"name":5}]}`, `{"bid":[1,2]}`} {
+		pubCli.Publish("liarsdice/t1/state", 1, true, []byte(bad)).Wait()
+	}
+	state := snapshot(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`)
+	sb, _ := json.Marshal(state)
+	pubCli.Publish("liarsdice/t1/state", 1, true, sb).Wait()
+	want := homeassistant.Configs(homeassistant.Options{Table: "t1"}, state)
+	sub.Wait(t, 10*time.Second, "every config after bad states", func(ms []mqtttest.Message) bool {
+		n := 0
+		for _, m := range ms {
+			if strings.HasSuffix(m.Topic, "/dice_bob/config") && len(m.Payload) > 0 {
+				n++
+			}
+		}
+		return n > 0 && len(ms) >= len(want)
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "not a snapshot") {
+		t.Errorf("bad states: got log %q; want a warning that the state is not a snapshot", log.String())
+	}
+}

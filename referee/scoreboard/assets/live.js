@@ -63,5 +63,123 @@
     node.setAttribute('data-conn', state);
   }
 
-  root.LiarsLive = { loadConfig: loadConfig, brokerURL: brokerURL, connect: connect, showConn: showConn };
+  // What a page accepts from the broker. Anything may be published on a
+  // broker (another program, an older referee, a typo at mosquitto_pub):
+  // cleanState and cleanEvent keep the fields MQTT.md and RECORD.md
+  // define, of the types they define, within bounds a page can draw, and
+  // drop the rest; not an object at all gives null. Names stay strings
+  // and are only ever drawn as text.
+  var MAX_SEATS = 64, MAX_DICE = 100, MAX_FACE = 100, MAX_QUANTITY = MAX_SEATS * MAX_DICE;
+
+  function isObj(v) { return v !== null && typeof v === 'object' && !Array.isArray(v); }
+  function str(v) { return typeof v === 'string' ? v : null; }
+  function num(v) { return typeof v === 'number' && isFinite(v) ? v : null; }
+  function int(v, lo, hi) { return typeof v === 'number' && Math.floor(v) === v && v >= lo && v <= hi ? v : null; }
+  function faces(v) {
+    if (!Array.isArray(v)) return null;
+    return v.filter(function (f) { return int(f, 1, MAX_FACE) !== null; }).slice(0, MAX_DICE);
+  }
+  // numbers keeps an object's numeric values: {seat: number}.
+  function numbers(v) {
+    var out = {};
+    if (!isObj(v)) return out;
+    Object.keys(v).slice(0, MAX_SEATS).forEach(function (k) { if (num(v[k]) !== null) out[k] = v[k]; });
+    return out;
+  }
+  function names(v) { return Array.isArray(v) ? v.filter(function (x) { return typeof x === 'string'; }).slice(0, MAX_SEATS) : []; }
+  function cleanBid(v) {
+    if (!isObj(v)) return null;
+    var q = int(v.quantity, 1, MAX_QUANTITY), f = int(v.face, 1, MAX_FACE);
+    if (q === null || f === null) return null;
+    return { seat: str(v.seat), quantity: q, face: f };
+  }
+  // cleanResolved keeps a resolution (the events' resolved, the state's
+  // last): null when it has no call.
+  function cleanResolved(v) {
+    if (!isObj(v) || typeof v.call !== 'string') return null;
+    var out = {
+      call: v.call, bidder: str(v.bidder), caller: str(v.caller), bid: cleanBid(v.bid),
+      count: int(v.count, 0, MAX_QUANTITY), dice: numbers(v.dice), out: names(v.out)
+    };
+    if (isObj(v.payout)) out.payout = numbers(v.payout);
+    if (num(v.running_pot) !== null) out.running_pot = v.running_pot;
+    if (num(v.seq) !== null) out.seq = v.seq;
+    if (v.call !== 'fold' && (!out.bid || out.count === null || out.caller === null || out.bidder === null)) {
+      out.bid = null; // not a call a page can tell
+    }
+    return out;
+  }
+
+  function cleanState(v) {
+    if (!isObj(v)) return null;
+    var st = {
+      seq: num(v.seq), rules: str(v.rules), game: int(v.game, 0, 1e9), hand: int(v.hand, 0, 1e9),
+      phase: str(v.phase), turn: str(v.turn), status: str(v.status),
+      sides: int(v.sides, 2, MAX_FACE) || 6, star_die: v.star_die === true, wild: v.wild === true,
+      bid: cleanBid(v.bid), seats: [], last: cleanResolved(v.last), call: null
+    };
+    if (st.bid && st.bid.seat === null) st.bid = null;
+    ['pot', 'stake', 'running_pot'].forEach(function (k) { if (num(v[k]) !== null) st[k] = v[k]; });
+    if (isObj(v.wins)) st.wins = numbers(v.wins);
+    if (isObj(v.call) && typeof v.call.caller === 'string') st.call = { caller: v.call.caller, call: str(v.call.call) };
+    var seen = {};
+    (Array.isArray(v.seats) ? v.seats : []).forEach(function (s) {
+      if (!isObj(s) || typeof s.name !== 'string' || seen[s.name] || st.seats.length >= MAX_SEATS) return;
+      seen[s.name] = true;
+      var dice = int(s.dice, 0, MAX_DICE) || 0;
+      var seat = {
+        name: s.name, dice: dice, out: s.out === true, left: s.left === true, computer: s.computer === true,
+        shown: (faces(s.shown) || []).slice(0, dice)
+      };
+      if (typeof s.in_hand === 'boolean') seat.in_hand = s.in_hand;
+      if (num(s.chips) !== null) seat.chips = s.chips;
+      st.seats.push(seat);
+    });
+    return st;
+  }
+
+  // cleanEvent keeps an event of RECORD.md with its fields' types right;
+  // null when it has no type.
+  function cleanEvent(v) {
+    if (!isObj(v) || typeof v.type !== 'string') return null;
+    var ev = { type: v.type };
+    if (int(v.seq, 1, Number.MAX_SAFE_INTEGER) !== null) ev.seq = v.seq;
+    ['seat', 'opener', 'winner', 'target'].forEach(function (k) { if (typeof v[k] === 'string') ev[k] = v[k]; });
+    ['game', 'hand', 'quantity', 'face', 'stake', 'pot'].forEach(function (k) { if (num(v[k]) !== null) ev[k] = v[k]; });
+    if (typeof v.success === 'boolean') ev.success = v.success;
+    switch (v.type) {
+      case 'revealed':
+        ev.dice = {};
+        if (isObj(v.dice)) Object.keys(v.dice).slice(0, MAX_SEATS).forEach(function (k) { var f = faces(v.dice[k]); if (f) ev.dice[k] = f; });
+        if (isObj(v.shown)) {
+          ev.shown = {};
+          Object.keys(v.shown).slice(0, MAX_SEATS).forEach(function (k) { var f = faces(v.shown[k]); if (f) ev.shown[k] = f; });
+        }
+        break;
+      case 'resolved':
+        var r = cleanResolved(v);
+        if (!r) return null;
+        Object.keys(r).forEach(function (k) { ev[k] = r[k]; });
+        break;
+      case 'folded':
+        ev.dice = numbers(v.dice); ev.out = names(v.out);
+        break;
+      case 'hand_started':
+        ev.dice = numbers(v.dice);
+        break;
+      case 'show':
+        ev.shown = faces(v.shown) || [];
+        break;
+    }
+    return ev;
+  }
+
+  // validTable says whether id is a table id of MQTT.md (letters, digits,
+  // - and _): anything else would be a topic filter, not a table.
+  function validTable(id) { return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id); }
+
+  root.LiarsLive = {
+    validTable: validTable, loadConfig: loadConfig, brokerURL: brokerURL, connect: connect, showConn: showConn,
+    cleanState: cleanState, cleanEvent: cleanEvent
+  };
 })(window);

@@ -20,12 +20,12 @@
   function star() { return !!(S.state && S.state.star_die); }
   function rules() { return S.state || { sides: 6 }; }
 
+  // render draws every part; a part that fails (a bug, never a payload:
+  // those are cleaned on arrival) leaves the others drawn.
   function render() {
-    renderHeader();
-    renderSeats();
-    renderBid();
-    renderResult();
-    renderHistory();
+    [renderHeader, renderSeats, renderBid, renderResult, renderHistory].forEach(function (f) {
+      try { f(); } catch (e) { if (window.console) console.error('scoreboard:', e); }
+    });
   }
 
   function renderHeader() {
@@ -182,6 +182,7 @@
       case 'revealed': return 'Reveal';
       case 'resolved':
         if (it.call === 'fold') return 'Hand ends by folds';
+        if (!it.bid) return null;
         return 'There ' + (it.count === 1 ? 'was ' : 'were ') + it.count + ' \u2013 ' + Object.keys(it.dice || {}).map(function (k) {
           return k + ' ' + (it.dice[k] > 0 ? '+' : '\u2212') + Math.abs(it.dice[k]);
         }).join(', ') + (it.out && it.out.length ? '; out: ' + it.out.join(', ') : '');
@@ -283,19 +284,27 @@
 
   function onMessage(topic, text) {
     var base = S.cfg.prefix + '/' + S.table + '/';
-    if (topic === base + 'status') { S.status = text.trim(); renderHeader(); renderSeats(); return; }
+    if (topic === base + 'status') { S.status = text.trim(); render(); return; }
     if (topic === base + 'vision') {
       // The camera's doubts while a reveal needs a look (no face in it).
-      try { S.look = JSON.parse(text); } catch (e) { S.look = null; }
-      renderHeader();
+      var look = null;
+      try { look = JSON.parse(text); } catch (e) { look = null; }
+      S.look = look && typeof look.message === 'string' ? { message: look.message } : null;
+      render();
       return;
     }
     if (topic === base + 'state' && text === '') { S.state = null; render(); return; } // retained state cleared
     var v;
     try { v = JSON.parse(text); } catch (e) { return; }
-    if (!v || typeof v !== 'object') return;
-    if (topic === base + 'state') takeState(v);
-    else if (topic === base + 'events') { takeEvent(v, false); render(); }
+    // Only what MQTT.md and RECORD.md define, of the right types, gets
+    // further (live.js): anything else on the topics is left out.
+    if (topic === base + 'state') {
+      var st = L.cleanState(v);
+      if (st) takeState(st);
+    } else if (topic === base + 'events') {
+      var ev = L.cleanEvent(v);
+      if (ev) { takeEvent(ev, false); render(); }
+    }
   }
 
   // loadHistory fills in the current game from the journal; live events
@@ -307,7 +316,9 @@
       S.histRules = h.dice;
       var live = S.items;
       S.items = []; S.maxSeq = 0;
-      h.items.forEach(function (it) {
+      h.items.forEach(function (raw) {
+        var it = L.cleanEvent(raw);
+        if (!it) return;
         if (it.seq) takeEvent(it, true); else S.items.push(it);
       });
       live.forEach(function (it) {
@@ -340,6 +351,12 @@
     S.cfg = cfg;
     var q = new URLSearchParams(location.search);
     S.table = q.get('table') || cfg.table;
+    if (!L.validTable(S.table)) {
+      // Not a table id: in a topic it would be a filter over other tables.
+      L.showConn($('conn'), 'unavailable');
+      $('conn').textContent = 'no such table: ' + S.table;
+      return;
+    }
     S.local = !!cfg.journal && S.table === cfg.table;
     document.title = S.table + ' \u00b7 Liar\u2019s Dice';
     render();

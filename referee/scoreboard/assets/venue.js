@@ -14,7 +14,8 @@
     if (t.status === 'offline') c.classList.add('offline');
     var head = el('div', 'vt-head');
     head.appendChild(el('span', 'vt-name', id));
-    head.appendChild(el('span', 'vt-status ' + (t.status || 'unknown'), t.status || '?'));
+    var known = t.status === 'online' || t.status === 'offline';
+    head.appendChild(el('span', 'vt-status ' + (known ? t.status : 'unknown'), t.status || '?'));
     c.appendChild(head);
     if (!st) { c.appendChild(el('div', 'vt-meta', 'no state yet')); return c; }
     var meta = el('div', 'vt-meta');
@@ -59,7 +60,11 @@
     var ids = Object.keys(tables).sort();
     document.getElementById('count').textContent = ids.length + (ids.length === 1 ? ' table' : ' tables');
     if (!ids.length) { box.appendChild(el('p', 'none', 'no table on this broker yet')); return; }
-    ids.forEach(function (id) { box.appendChild(card(id, tables[id])); });
+    ids.forEach(function (id) {
+      // One table's card that fails (a bug: states are cleaned on
+      // arrival) leaves the other tables drawn.
+      try { box.appendChild(card(id, tables[id])); } catch (e) { if (window.console) console.error('venue:', e); }
+    });
   }
 
   function onMessage(topic, text) {
@@ -69,7 +74,12 @@
     if (parts[2] === 'status') t.status = text.trim();
     else if (parts[2] === 'state') {
       if (text === '') t.state = null; // retained state cleared
-      else { try { t.state = JSON.parse(text); } catch (e) { return; } }
+      else {
+        // Only a snapshot's fields, of the right types, are kept (live.js).
+        var v;
+        try { v = JSON.parse(text); } catch (e) { return; }
+        t.state = L.cleanState(v);
+      }
     }
     // A table whose retained topics were cleared has left the broker.
     if (!t.state && !t.status) delete tables[id];
