@@ -303,14 +303,14 @@ func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[in
 	for _, i := range want {
 		st := g.seats[i]
 		faces, ok := dice[st.name]
-		if !ok && st.computer {
-			continue // the engine rolls or knows a computer seat's dice
+		if st.computer {
+			// The engine rolls or knows a computer seat's dice: faces given
+			// for it are ignored, whatever they are. Checking them would
+			// make a refusal tell, before the reveal, which dice it hides.
+			continue
 		}
 		if !ok {
 			return nil, reject(BadReveal, "the %s has no dice for %s", what, st.name)
-		}
-		if what == "reveal" && st.computer && (len(faces) != len(st.hidden) || !containsAll(faces, st.hidden)) {
-			return nil, reject(BadReveal, "%s is a computer seat and its dice are not %v", st.name, faces)
 		}
 		if len(faces) != st.dice {
 			return nil, reject(BadReveal, "%s has %d dice, and the %s gives %d", st.name, st.dice, what, len(faces))

@@ -32,6 +32,7 @@ type seat struct {
 	computer   bool
 	hidden     []int // a computer seat's dice in this hand: never published
 	insight    int
+	level      string // the strategy new_game named; the engine does not read it
 	bluffBonus int
 	flustered  bool // a bluff check succeeded against it: second-best next turn
 }
@@ -88,6 +89,9 @@ func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) 
 	if r := CheckOptionValues(a.Options); r != nil {
 		return nil, r
 	}
+	if r := checkBluffNumbers(a); r != nil {
+		return nil, r
+	}
 	p, ok := Presets[a.Rules]
 	if !ok {
 		if a.Rules == "" {
@@ -134,6 +138,23 @@ func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) 
 	return g, nil
 }
 
+// checkBluffNumbers checks the computer seats' insight and the people's
+// bluff bonuses against their limits (the record package refuses them
+// first; this holds for an Action built in code too).
+func checkBluffNumbers(a Action) *Rejection {
+	for name, c := range a.Computer {
+		if c.Insight < 0 || c.Insight > MaxInsight {
+			return reject(BadInput, "computer seat %q: insight must be 0 to %d", name, MaxInsight)
+		}
+	}
+	for name, b := range a.BluffBonus {
+		if b < -MaxBluffBonus || b > MaxBluffBonus {
+			return reject(BadInput, "bluff bonus of %q must be -%d to %d", name, MaxBluffBonus, MaxBluffBonus)
+		}
+	}
+	return nil
+}
+
 // seatComputers marks the computer seats and the bluff check's numbers.
 func (g *game) seatComputers(a Action) *Rejection {
 	g.bluffCheck = g.p.BluffCheck
@@ -145,7 +166,7 @@ func (g *game) seatComputers(a Action) *Rejection {
 		if !ok {
 			return reject(UnknownSeat, "computer seat %q is not at this table", name)
 		}
-		g.seats[i].computer, g.seats[i].insight = true, c.Insight
+		g.seats[i].computer, g.seats[i].insight, g.seats[i].level = true, c.Insight, c.Level
 	}
 	for name, bonus := range a.BluffBonus {
 		i, ok := g.byName[name]

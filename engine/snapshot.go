@@ -131,14 +131,30 @@ func (t *Table) DiceInPlay() map[string]int {
 
 // HiddenDice returns a computer seat's dice in this hand, for its strategy
 // only: they must never be published before the reveal. It returns nil for
-// a person's seat or outside a hand.
+// a person's seat, for a seat whose dice are not in play (folded, out) and
+// outside a hand (an opening roll, a game that is over).
 func (t *Table) HiddenDice(seat string) []int {
-	if t.g == nil {
+	g := t.g
+	if g == nil || (g.phase != PhaseBidding && g.phase != PhaseReveal) {
 		return nil
+	}
+	i, ok := g.byName[seat]
+	if !ok || !g.seats[i].computer || !g.inHand(i) {
+		return nil
+	}
+	return append([]int(nil), g.seats[i].hidden...)
+}
+
+// ComputerLevel returns the level new_game named for a computer seat (its
+// strategy's name, which the engine does not read) and whether the seat is
+// a computer seat of this game.
+func (t *Table) ComputerLevel(seat string) (string, bool) {
+	if t.g == nil {
+		return "", false
 	}
 	i, ok := t.g.byName[seat]
 	if !ok || !t.g.seats[i].computer {
-		return nil
+		return "", false
 	}
-	return append([]int(nil), t.g.seats[i].hidden...)
+	return t.g.seats[i].level, true
 }

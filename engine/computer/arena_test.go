@@ -72,17 +72,20 @@ func TestArenaCheck(t *testing.T) {
 
 // TestStrongBeatsWeaker is a small, seeded version of the arena figures of
 // docs/computer.md: the strong level wins clearly more than its fair share
-// against the random and threshold players.
+// against the random and threshold players, in two-seat and four-seat
+// games of common-hand and star-board (issue 8's measure).
 func TestStrongBeatsWeaker(t *testing.T) {
 	for _, rules := range []string{"common-hand", "star-board"} {
-		for _, opp := range []Strategy{Random{}, Threshold{Below: 0.5}} {
-			r, err := Arena{Rules: rules, Seats: 2, Seed: 1}.Play(60, Strong(), opp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lo, _ := Wilson(r.AWins, r.Games, 1.96)
-			if lo <= r.Fair() {
-				t.Errorf("%s against %T: strong won %d of %d (interval from %.2f); want clearly above %.2f", rules, opp, r.AWins, r.Games, lo, r.Fair())
+		for _, seats := range []int{2, 4} {
+			for _, opp := range []Strategy{Random{}, Threshold{Below: 0.5}} {
+				r, err := Arena{Rules: rules, Seats: seats, Seed: 1}.Play(60, Strong(), opp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lo, _ := Wilson(r.AWins, r.Games, 1.96)
+				if lo <= r.Fair() {
+					t.Errorf("%s, %d seats, against %T: strong won %d of %d (interval from %.2f); want clearly above %.2f", rules, seats, opp, r.AWins, r.Games, lo, r.Fair())
+				}
 			}
 		}
 	}

@@ -189,3 +189,61 @@ func TestBinomialLargeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestChanceWithBidAgainstEnumeration checks what a bid tells: the
+// standing bidder's hidden dice are weighted by exp(lean*k) for k of them
+// that count for the face it bid (and not for other faces). Enumerating
+// every outcome of the other seats' dice with those weights must give
+// Chance exactly, with wilds and shown dice.
+func TestChanceWithBidAgainstEnumeration(t *testing.T) {
+	tests := []struct {
+		rules      string
+		wild       bool
+		mine       []int
+		bidder     int   // the bidder's dice
+		shown      []int // the bidder's shown dice
+		other      int   // a third seat's dice (0: none)
+		bidQ, bidF int
+	}{
+		{rules: "common-hand", mine: []int{3, 5}, bidder: 3, bidQ: 2, bidF: 3},
+		{rules: "common-hand", wild: true, mine: []int{1, 4, 4}, bidder: 3, other: 2, bidQ: 3, bidF: 4},
+		{rules: "star-board", wild: true, mine: []int{2, 6}, bidder: 4, shown: []int{1}, other: 1, bidQ: 2, bidF: 6},
+		{rules: "star-board", wild: true, mine: []int{1, 1, 5}, bidder: 3, bidQ: 1, bidF: 1},
+	}
+	for ti, tt := range tests {
+		for _, lean := range []float64{0, 0.5, 1, 2.5} {
+			s := engine.Snapshot{Rules: tt.rules, Phase: engine.PhaseBidding, Sides: 6, Wild: tt.wild, StarDie: tt.rules == "star-board"}
+			s.Seats = []engine.SeatView{seatAt("me", len(tt.mine)), seatAt("them", tt.bidder, tt.shown...)}
+			if tt.other > 0 {
+				s.Seats = append(s.Seats, seatAt("else", tt.other))
+			}
+			s.Bid = &engine.BidSeat{Seat: "them", Quantity: tt.bidQ, Face: tt.bidF}
+			v := NewView(s, "me", tt.mine)
+			hiddenThem := tt.bidder - len(tt.shown)
+			unknown := hiddenThem + tt.other
+			total := len(tt.mine) + tt.bidder + tt.other
+			for face := 1; face <= 6; face++ {
+				known := counts(tt.mine, tt.wild, face) + counts(tt.shown, tt.wild, face)
+				dist := make([]float64, total+1)
+				weight := 0.0
+				enumerate(unknown, 6, func(faces []int) {
+					w := 1.0
+					if face == tt.bidF {
+						w = math.Exp(lean * float64(counts(faces[:hiddenThem], tt.wild, tt.bidF)))
+					}
+					dist[known+counts(faces, tt.wild, face)] += w
+					weight += w
+				})
+				for q := 1; q <= total; q++ {
+					want := 0.0
+					for c := q; c <= total; c++ {
+						want += dist[c] / weight
+					}
+					if got := Chance(v, q, face, lean); math.Abs(got-want) > 1e-12 {
+						t.Errorf("case %d lean %v: Chance(%d of face %d) = %v; want %v", ti, lean, q, face, got, want)
+					}
+				}
+			}
+		}
+	}
+}
