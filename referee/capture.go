@@ -66,7 +66,7 @@ func (r *Referee) maybeCapture() {
 	if r.cfg.Camera == nil {
 		return
 	}
-	version := len(r.lines)
+	version := r.accepted
 	if r.capture.forHand != version {
 		r.capture.forHand, r.capture.attempt, r.capture.doubt = version, 0, false
 	}
@@ -86,30 +86,30 @@ func (r *Referee) maybeCapture() {
 // game's last opening roll: after a tie the tied seats roll again, and
 // until they do, the camera sees the roll that tied.
 func (r *Referee) rollUnchanged(dice map[string][]int) bool {
-	for i := len(r.lines) - 1; i >= 0; i-- {
-		var l struct {
-			Type string           `json:"type"`
-			Dice map[string][]int `json:"dice"`
-		}
-		if json.Unmarshal(r.lines[i], &l) != nil {
-			continue
-		}
-		switch l.Type {
-		case engine.ActNewGame:
+	if r.lastRoll == nil {
+		return false
+	}
+	for seat, faces := range dice {
+		a, b := slices.Clone(faces), slices.Clone(r.lastRoll[seat])
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
 			return false
-		case engine.ActOpeningRoll:
-			for seat, faces := range dice {
-				a, b := slices.Clone(faces), slices.Clone(l.Dice[seat])
-				slices.Sort(a)
-				slices.Sort(b)
-				if !slices.Equal(a, b) {
-					return false
-				}
-			}
-			return true
 		}
 	}
-	return false
+	return true
+}
+
+// noteAccepted keeps the game's last accepted opening roll (for
+// rollUnchanged); a new game forgets it. Refused lines in the journal are
+// not rolls, nor new games.
+func (r *Referee) noteAccepted(a engine.Action) {
+	switch a.Type {
+	case engine.ActNewGame:
+		r.lastRoll = nil
+	case engine.ActOpeningRoll:
+		r.lastRoll = a.Dice
+	}
 }
 
 // read captures an image and reads its dice.
@@ -133,7 +133,7 @@ func (r *Referee) read() (dice []vision.Die, err error) {
 // captured takes a read's result on the referee's goroutine.
 func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, took time.Duration, err error) {
 	r.capture.running = false
-	if version != len(r.lines) {
+	if version != r.accepted {
 		// The table moved on meanwhile (an operator entered the dice).
 		r.maybeCapture()
 		return

@@ -87,11 +87,16 @@ type Config struct {
 // Referee runs one table. Make it with New, run it with Run, and feed it
 // with Submit from any goroutine.
 type Referee struct {
-	cfg    Config
-	log    *slog.Logger
-	table  *engine.Table
-	lines  [][]byte // the journal's lines, refused ones too
-	replay []engine.Event
+	cfg   Config
+	log   *slog.Logger
+	table *engine.Table
+	lines [][]byte // the journal's lines, refused ones too
+	// accepted counts the accepted lines: the table changes only with
+	// them, so a camera read started before a refused line still fits.
+	accepted int
+	// lastRoll is the game's last accepted opening roll.
+	lastRoll map[string][]int
+	replay   []engine.Event
 
 	inputs   chan input
 	internal chan func()
@@ -102,10 +107,11 @@ type Referee struct {
 	statusErr string
 	last      *engine.Resolved
 
-	// applied remembers the ids of recent accepted commands (from the
-	// journal too), so that a command the broker delivers again after a
-	// crash is answered, not applied twice.
-	applied      map[string]int
+	// applied remembers the ids of recent journaled commands (from the
+	// journal too) with their answers, so that a command the broker
+	// delivers again after a crash is answered as then, not applied (or
+	// refused and journaled) twice.
+	applied      map[string]Reply
 	appliedOrder []string
 	capture      captureState
 	comp         *computers
@@ -121,9 +127,9 @@ type input struct {
 
 type captureState struct {
 	running bool
-	version int // len(lines) when the read started
+	version int // r.accepted when the read started
 	attempt int
-	forHand int // version of the call that the attempts count for
+	forHand int // r.accepted at the call that the attempts count for
 	doubt   bool
 	stop    func() bool
 }
@@ -168,7 +174,7 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 		internal: make(chan func(), 16),
 		done:     make(chan struct{}),
 		status:   StatusReady,
-		applied:  map[string]int{},
+		applied:  map[string]Reply{},
 	}
 	var err error
 	if r.comp, err = newComputers(cfg.Computers, cfg.NewSeed()); err != nil {
@@ -177,10 +183,18 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 	for i, line := range journaled {
 		// As liarsd adjudicate reads it: a refused line (journaled so,
 		// or refused now by a changed engine) is a rejected event.
-		evs, ok := record.ApplyLine(r.table, i+1, line)
+		evs, ok := replayLine(r.table, i+1, line)
 		if ok {
-			r.remember(line, r.table.Seq())
+			r.accepted++
+			// Decoded again only for what noteAccepted keeps, so that a
+			// long journal replays at the engine's speed.
+			if bytes.Contains(line, []byte(engine.ActOpeningRoll)) || bytes.Contains(line, []byte(engine.ActNewGame)) {
+				if a, err := record.Decode(line); err == nil {
+					r.noteAccepted(a)
+				}
+			}
 		}
+		r.rememberEvents(line, evs, r.table.Seq())
 		r.lines = append(r.lines, line)
 		r.replay = append(r.replay, evs...)
 	}
@@ -188,6 +202,20 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 		r.log.Info("referee: journal replayed", "lines", len(r.lines), "seq", r.table.Seq())
 	}
 	return r, nil
+}
+
+// replayLine applies line n of the journal as liarsd adjudicate does: a
+// blank line (an empty entry from journal.Open) gives nothing, a line over
+// record.MaxLineBytes is refused as bad_input unread.
+func replayLine(t *engine.Table, n int, line []byte) ([]engine.Event, bool) {
+	switch {
+	case len(line) == 0:
+		return nil, false
+	case len(line) > record.MaxLineBytes:
+		return []engine.Event{t.Reject(n, &engine.Rejection{Reason: engine.BadInput,
+			Message: fmt.Sprintf("the line is longer than %d bytes", record.MaxLineBytes)})}, false
+	}
+	return record.ApplyLine(t, n, line)
 }
 
 func randomSeed() int64 {
@@ -277,12 +305,23 @@ func (r *Referee) Run(ctx context.Context) error {
 }
 
 // post runs f on the referee's goroutine; it gives up when Run is over.
+// It never blocks: the referee's goroutine itself posts (a computer seat's
+// show, a reveal of computer seats alone), and it is the only one that
+// empties the channel, so waiting on a full one there would hang the table.
 func (r *Referee) post(f func()) {
 	select {
 	case r.internal <- f:
+		return
 	case <-r.done:
-	case <-r.ctx.Done():
+		return
+	default:
 	}
+	go func() {
+		select {
+		case r.internal <- f:
+		case <-r.done:
+		}
+	}()
 }
 
 // handle takes one input: it answers it and, when accepted, journals it
@@ -290,10 +329,11 @@ func (r *Referee) post(f func()) {
 func (r *Referee) handle(in input) {
 	if in.redelivered {
 		id, _ := splitCommand(in.line)
-		if seq, ok := r.applied[string(id)]; ok && string(id) != "null" {
-			r.log.Info("referee: a redelivered command was applied before; answered, not applied again", "id", string(id))
+		if prev, ok := r.applied[string(id)]; ok && string(id) != "null" {
+			r.log.Info("referee: a redelivered command was journaled before; answered as then, not applied again", "id", string(id), "ok", prev.OK)
 			if in.reply != nil {
-				in.reply(Reply{ID: id, OK: true, Seq: seq})
+				prev.ID = id
+				in.reply(prev)
 			}
 			return
 		}
@@ -322,10 +362,20 @@ func recordable(line []byte, source string) bool {
 func (r *Referee) reject(line []byte, rej *engine.Rejection) {
 	if err := r.cfg.Journal.Append(line); err != nil {
 		r.log.Error("referee: journal append failed; the refusal is answered only", "err", err)
+		// As for an accepted input: the table says its journal fails.
+		r.statusErr = err.Error()
+		r.updateStatus()
+		r.publishState()
 		return
 	}
 	r.lines = append(r.lines, line)
-	r.publishEvent(r.table.Reject(len(r.lines), rej))
+	ev := r.table.Reject(len(r.lines), rej)
+	r.rememberEvents(line, []engine.Event{ev}, r.table.Seq())
+	if r.statusErr != "" {
+		r.statusErr = ""
+		r.updateStatus()
+	}
+	r.publishEvent(ev)
 	r.publishState()
 }
 
@@ -409,7 +459,9 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 	}
 	r.statusErr = ""
 	r.lines = append(r.lines, journaled)
-	r.remember(journaled, r.table.Seq())
+	r.accepted++
+	r.noteAccepted(a)
+	r.rememberEvents(journaled, evs, r.table.Seq())
 	if a.Type == engine.ActNewGame {
 		// The seed stays in the journal: from it, computer seats' dice
 		// could be worked out.
@@ -436,17 +488,27 @@ func (r *Referee) apply(payload []byte, source string) Reply {
 // maxRemembered bounds the ids of accepted commands kept for redeliveries.
 const maxRemembered = 4096
 
-// remember notes the id of an accepted line, if it has one.
-func (r *Referee) remember(line []byte, seq int) {
+// rememberEvents notes the id of a journaled line, if it has one, with
+// the answer it had: accepted, or refused as its rejected event says.
+func (r *Referee) rememberEvents(line []byte, evs []engine.Event, seq int) {
+	if len(line) == 0 {
+		return
+	}
 	id, _ := splitCommand(line)
 	key := string(id)
 	if key == "null" {
 		return
 	}
+	rep := Reply{ID: id, OK: true, Seq: seq}
+	for _, e := range evs {
+		if rj, ok := e.(*engine.Rejected); ok {
+			rep = Reply{ID: id, Reason: rj.Reason, Message: rj.Message, Seq: seq}
+		}
+	}
 	if _, ok := r.applied[key]; !ok {
 		r.appliedOrder = append(r.appliedOrder, key)
 	}
-	r.applied[key] = seq
+	r.applied[key] = rep
 	if len(r.appliedOrder) > maxRemembered {
 		delete(r.applied, r.appliedOrder[0])
 		r.appliedOrder = r.appliedOrder[1:]
@@ -458,7 +520,7 @@ func (r *Referee) remember(line []byte, seq int) {
 func (r *Referee) rebuild() {
 	t := engine.NewTable()
 	for i, line := range r.lines {
-		record.ApplyLine(t, i+1, line)
+		replayLine(t, i+1, line)
 	}
 	r.table = t
 }
@@ -515,7 +577,7 @@ func (r *Referee) updateStatus() {
 		switch {
 		case r.cfg.Camera == nil:
 			s = StatusWaitingReveal
-		case r.capture.doubt && r.capture.forHand == len(r.lines):
+		case r.capture.doubt && r.capture.forHand == r.accepted:
 			s = StatusNeedsLook
 		default:
 			s = StatusReading

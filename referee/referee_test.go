@@ -107,6 +107,7 @@ func (r *recorder) waitFor(t *testing.T, what string, cond func() bool) {
 
 type harness struct {
 	ref     *referee.Referee
+	j       *journal.Journal
 	rec     *recorder
 	journal string
 	cancel  context.CancelFunc
@@ -123,7 +124,10 @@ func start(t *testing.T, path string, cfg referee.Config) *harness {
 	}
 	h := &harness{rec: newRecorder(), journal: path, done: make(chan struct{}), logs: &bytes.Buffer{}}
 	cfg.Journal = j
-	cfg.Publisher = h.rec
+	h.j = j
+	if cfg.Publisher == nil {
+		cfg.Publisher = h.rec
+	}
 	cfg.Table = "t1"
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(&syncWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -165,7 +166,7 @@ func Load(path string) (Config, error) {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
 	defer f.Close()
-	c, err := Decode(f)
+	c, err := decode(f)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %s: %w", path, err)
 	}
@@ -175,6 +176,15 @@ func Load(path string) (Config, error) {
 // Decode reads a configuration over the defaults and validates it. Unknown
 // keys are errors, so that a typo does not go unnoticed.
 func Decode(r io.Reader) (Config, error) {
+	c, err := decode(r)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return c, nil
+}
+
+// decode is Decode with its errors unprefixed (Load names the file).
+func decode(r io.Reader) (Config, error) {
 	c := Default()
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -184,11 +194,17 @@ func Decode(r io.Reader) (Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&c); err != nil {
-			return Config{}, fmt.Errorf("%w", err)
+			return Config{}, err
+		}
+		// One file is one document: a second one (after ---) would be
+		// silently ignored.
+		var more yaml.Node
+		if err := dec.Decode(&more); err != io.EOF {
+			return Config{}, errors.New("more than one YAML document (a --- line): the file is one document")
 		}
 	}
 	c.fill()
-	if err := c.Validate(); err != nil {
+	if err := c.validate(); err != nil {
 		return Config{}, err
 	}
 	return c, nil
@@ -202,7 +218,7 @@ func (c *Config) fill() {
 	if c.Broker.Embedded.Listen == "" {
 		c.Broker.Embedded.Listen = "127.0.0.1:1883"
 	}
-	if c.Camera.Retry <= 0 {
+	if c.Camera.Retry == 0 { // a negative one is an error (Validate)
 		c.Camera.Retry = 2 * time.Second
 	}
 	if c.Camera.View == "" {
@@ -261,8 +277,15 @@ func (c Config) NewGameLine() []byte {
 	return b
 }
 
-// Validate checks every setting and names the first that is wrong.
+// Validate checks every setting and names each one that is wrong.
 func (c Config) Validate() error {
+	if err := c.validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+func (c Config) validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if !mqtt.ValidTable(c.Table) {
@@ -371,8 +394,26 @@ func (c Config) Validate() error {
 	if c.Camera.DieSize < 0 || c.Camera.MaxSeatDistance < 0 {
 		bad("camera: die_size and max_seat_distance must not be negative")
 	}
+	if c.Camera.Retry < 0 {
+		bad("camera.retry: %v is negative", c.Camera.Retry)
+	}
 	if c.Camera.Source != "" && len(c.Seats) == 0 && c.Calibration == "" {
 		bad("camera: a camera needs seats with positions (or a calibration) to assign dice to seats")
+	}
+	if c.Camera.Source != "" && c.Calibration == "" {
+		// Without calibration each die goes to the nearest seat: two seats
+		// at one place (x and y left out) would share every die.
+		at := map[[2]float64]string{}
+		for _, s := range c.Seats {
+			if s.Computer { // the camera reads no computer seat's dice
+				continue
+			}
+			p := [2]float64{s.X, s.Y}
+			if other, ok := at[p]; ok {
+				bad("seats: %s and %s are both at x %v, y %v: with a camera and no calibration, each seat needs its own position", other, s.Name, s.X, s.Y)
+			}
+			at[p] = s.Name
+		}
 	}
 	if c.Calibration != "" {
 		// Read as the daemon reads it at start: a file that is not a
@@ -386,6 +427,13 @@ func (c Config) Validate() error {
 	if c.Board != nil {
 		if err := c.Board.Validate(); err != nil {
 			bad("board: %v", err)
+		}
+		// The board shows seats and reads their buttons by name: a person's
+		// seat the board does not name would have neither.
+		for _, s := range c.Seats {
+			if !s.Computer && !slices.Contains(c.Board.Seats, s.Name) {
+				bad("board.seats: %s is a seat of the table but not of the board (board seats: %s)", s.Name, strings.Join(c.Board.Seats, ", "))
+			}
 		}
 	}
 	switch c.Log.Level {

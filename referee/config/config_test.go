@@ -200,3 +200,44 @@ func unwrapAll(err error) error {
 		err = u.Unwrap()
 	}
 }
+
+// Settings that do not fit others, and errors named as the package does.
+func TestMoreErrorsNameTheSetting(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{"camera: {retry: -1s}", "config: camera.retry: -1s is negative"},
+		{"table: a\n---\ntable: b", "config: more than one YAML document"},
+		{"seats: [{name: ann}, {name: bob}]\ncamera: {source: /dev/video0}",
+			"config: seats: ann and bob are both at x 0, y 0: with a camera and no calibration, each seat needs its own position"},
+		{"seats: [{name: ann}, {name: bob}]\nboard: {driver: sim, seats: [ann, Bob], track: {number_spaces: 10}}",
+			"config: board.seats: bob is a seat of the table but not of the board (board seats: ann, Bob)"},
+		{"tabel: x", "config: yaml: unmarshal errors:\n  line 1: field tabel not found"},
+	}
+	for _, c := range cases {
+		_, err := Decode(strings.NewReader(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v; want an error with %q", c.yaml, err, c.want)
+		}
+	}
+	// Validate alone (liarsd run --broker) says which package speaks.
+	c := Default()
+	c.Table = "a table"
+	if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "config: table: ") {
+		t.Errorf("Validate: got %v; want an error starting with %q", err, "config: table: ")
+	}
+}
+
+func TestMoreValidSettings(t *testing.T) {
+	for _, y := range []string{
+		"---\ntable: a\n",
+		"table: a\n...\n",
+		// A board may have more seats than the table plays.
+		"seats: [{name: ann}, {name: bob}]\nboard: {driver: sim, seats: [ann, bob, cy], track: {number_spaces: 10}}",
+		// A computer seat needs no button, nor a place in the image.
+		"seats: [{name: ann, x: 10, y: 10}, {name: bob, x: 90, y: 10}, {name: bot, computer: true}]\ncamera: {source: /dev/video0}\nboard: {driver: sim, seats: [ann, bob], track: {number_spaces: 10}}",
+		"camera: {retry: 0s}",
+	} {
+		if _, err := Decode(strings.NewReader(y)); err != nil {
+			t.Errorf("%q: got %v; want it valid", y, err)
+		}
+	}
+}

@@ -251,32 +251,25 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		return err
 	}
 	var client *mqtt.Client
+	// Commands may arrive (a session's queued ones) before Dial returns:
+	// their replies wait for the client.
+	dialed := make(chan struct{})
 	client, err = mqtt.Dial(mqtt.Options{
 		Broker: brokerURL, Username: user, Password: password,
 		CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 		Prefix: c.Broker.Prefix, Table: c.Table, ClientID: c.Broker.ClientID,
 		StoreDir: c.MQTTStoreDir(),
 		Logger:   log.With("component", "mqtt"),
-		OnCommand: func(payload []byte, redelivered bool, ack func()) {
-			// The broker hears the command was taken once it is answered:
-			// journaled when accepted. Acks may block on paho: not on the
-			// referee's goroutine.
-			reply := func(rep referee.Reply) {
-				b, _ := json.Marshal(rep)
-				client.Reply(b)
-				go ack()
-			}
-			if err := r.SubmitCommand(payload, redelivered, reply); err != nil {
-				b, _ := json.Marshal(referee.Reply{ID: referee.CommandID(payload), Reason: "busy", Message: err.Error()})
-				client.Reply(b)
-				go ack()
-			}
-		},
+		OnCommand: commandHandler(r.SubmitCommand, func(b []byte) {
+			<-dialed
+			client.Reply(b)
+		}, log),
 	})
 	if err != nil {
 		return err
 	}
 	proxy.Client = client
+	close(dialed)
 	m.QueueDepth(client.Pending)
 	site := web.FromConfig(c, o.HTTP, m, log)
 	if wsAddr != "" {
@@ -311,7 +304,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			})
 		}()
 	}
-	if c.StartGame && len(lines) == 0 {
+	if c.StartGame && blank(lines) {
 		if err := r.Submit(c.NewGameLine(), referee.SourceOperator, func(rep referee.Reply) {
 			if !rep.OK {
 				log.Error("daemon: the configured game does not start", "reason", rep.Reason, "message", rep.Message)
@@ -357,6 +350,42 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		return runErr
 	}
 	return nil
+}
+
+// commandHandler answers the MQTT commands through submit (the referee's
+// SubmitCommand) with reply. The broker hears a command was taken (ack)
+// only once it is answered: journaled when accepted. A command the referee
+// cannot take because it has stopped (the daemon is shutting down) is
+// neither answered nor acknowledged, so that the broker delivers it again
+// at the next start rather than it being lost; a full queue is answered
+// busy. reply only queues; acks may block on paho, so they run on
+// goroutines of their own.
+func commandHandler(submit func(payload []byte, redelivered bool, reply func(referee.Reply)) error, reply func([]byte), log *slog.Logger) func(payload []byte, redelivered bool, ack func()) {
+	return func(payload []byte, redelivered bool, ack func()) {
+		answer := func(rep referee.Reply) {
+			b, _ := json.Marshal(rep)
+			reply(b) // queued, in the order of the answers
+			go ack()
+		}
+		err := submit(payload, redelivered, answer)
+		switch {
+		case err == nil:
+		case errors.Is(err, referee.ErrStopped):
+			log.Info("daemon: a command arrived while stopping; left to the broker to deliver again at the next start")
+		default:
+			answer(referee.Reply{ID: referee.CommandID(payload), Reason: "busy", Message: err.Error()})
+		}
+	}
+}
+
+// blank says whether the journal holds no line (blank ones aside).
+func blank(lines [][]byte) bool {
+	for _, l := range lines {
+		if len(l) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // wiring returns the strip the board is drawn on and the map of button

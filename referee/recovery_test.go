@@ -1,0 +1,313 @@
+package referee_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gocv.io/x/gocv"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/vision"
+)
+
+// A journal that is not as the referee writes it (blank lines, a garbled
+// line, one over the line limit, a last line torn by a power cut) replays
+// to exactly what liarsd adjudicate gives of it, and the lines journaled
+// after it are numbered as adjudicate numbers them.
+func TestReplayIsAdjudicateOfAnOddJournal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	long := `{"type":"bid","seat":"bob","pad":"` + strings.Repeat("x", record.MaxLineBytes) + `"}`
+	journal := "\n" +
+		`{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3}` + "\n" +
+		"\n" +
+		"garbled {{\n" +
+		long + "\n" +
+		`{"type":"bid","seat":"ann","quantity":1,"face":2}` + "\n" +
+		`{"type":"bid","seat":"bob","quan` // torn: never synced, never published
+	if err := os.WriteFile(path, []byte(journal), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, path, referee.Config{})
+	h.rec.waitFor(t, "the replayed state", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return len(h.rec.states) > 0
+	})
+	// Line 7 of the journal now: refused, numbered 7.
+	rep := h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":2}`)
+	if rep.OK || rep.Reason != engine.NotYourTurn {
+		t.Errorf("ann out of turn: got %+v; want not_your_turn", rep)
+	}
+	if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":2,"face":2}`); !rep.OK {
+		t.Errorf("bob's bid: got %+v; want it accepted", rep)
+	}
+	h.stop()
+	got, want := h.rec.eventLines(), adjudicate(t, path)
+	if got != want {
+		t.Errorf("published:\n%.2000s\nwant adjudicate(journal):\n%.2000s", got, want)
+	}
+	if !strings.Contains(got, `"seq":4,"line":7,"reason":"not_your_turn"`) {
+		t.Errorf("published:\n%.2000s\nwant the refused bid as line 7, seq 4", got)
+	}
+}
+
+// A command refused and journaled, then delivered again by the broker
+// (the daemon died before acknowledging it), is answered as it was then:
+// not journaled twice, and no second rejected event under a new seq.
+func TestRedeliveredRefusedCommandIsNotJournaledTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	submit := func(h *harness, line string, redelivered bool) referee.Reply {
+		t.Helper()
+		ch := make(chan referee.Reply, 1)
+		if err := h.ref.SubmitCommand([]byte(line), redelivered, func(r referee.Reply) { ch <- r }); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-ch:
+			return r
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no reply", line)
+		}
+		return referee.Reply{}
+	}
+	h := start(t, path, referee.Config{})
+	submit(h, `{"id":"g","type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`, false)
+	bad := `{"id":"x1","type":"bid","seat":"bob","quantity":1,"face":2}`
+	first := submit(h, bad, false)
+	if first.OK || first.Reason != engine.NotYourTurn || first.Seq != 2 {
+		t.Fatalf("bob out of turn: got %+v; want not_your_turn at seq 2", first)
+	}
+	if got := submit(h, bad, true); got.OK || got.Reason != first.Reason || got.Message != first.Message || got.Seq != 2 || string(got.ID) != `"x1"` {
+		t.Errorf("redelivered: got %+v; want the first answer %+v", got, first)
+	}
+	h.stop()
+	h2 := start(t, path, referee.Config{})
+	if got := submit(h2, bad, true); got.OK || got.Reason != first.Reason || got.Message != first.Message || got.Seq != 2 {
+		t.Errorf("redelivered after a restart: got %+v; want the first answer %+v", got, first)
+	}
+	h2.stop()
+	data, _ := os.ReadFile(path)
+	if got, want := bytes.Count(data, []byte("\n")), 2; got != want {
+		t.Errorf("journal: got %d lines; want %d:\n%s", got, want, data)
+	}
+	if got, want := h2.rec.eventLines(), adjudicate(t, path); got != want {
+		t.Errorf("published after the restart:\n%s\nwant adjudicate(journal):\n%s", got, want)
+	}
+}
+
+// A refused command whose journal append fails is answered, publishes no
+// event, and the table's status says error until a line is journaled.
+func TestRefusalWithAFailingJournalShowsTheError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{})
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`)
+	// The journal's file goes away under the referee (a pulled card).
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	h.j.Close()
+	rep, err := h.ref.Do(ctx, []byte(`{"type":"bid","seat":"bob","quantity":1,"face":2}`), referee.SourceMQTT)
+	if err != nil || rep.OK || rep.Reason != engine.NotYourTurn {
+		t.Errorf("refused bid: got %+v, %v; want not_your_turn", rep, err)
+	}
+	h.rec.waitFor(t, "an error state", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return bytes.Contains(h.rec.states[len(h.rec.states)-1], []byte(`"status":"error"`))
+	})
+	h.rec.mu.Lock()
+	n := len(h.rec.events)
+	h.rec.mu.Unlock()
+	if n != 1 {
+		t.Errorf("published %d events; want only the hand_started", n)
+	}
+}
+
+// blockedCamera captures only once released, and counts its captures.
+type blockedCamera struct {
+	release chan struct{}
+	mu      sync.Mutex
+	n       int
+}
+
+func (c *blockedCamera) Capture() (gocv.Mat, error) {
+	<-c.release
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return gocv.NewMatWithSize(8, 8, gocv.MatTypeCV8UC3), nil
+}
+
+func (c *blockedCamera) captures() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// fixedReader reads the same dice from any image.
+type fixedReader []vision.Die
+
+func (f fixedReader) Read(gocv.Mat) ([]vision.Die, error) { return f, nil }
+
+// A refused command journaled while the camera reads the reveal changes
+// nothing at the table: the read still counts, and is not thrown away for
+// another capture (a stream of bad commands would otherwise keep the
+// camera from ever settling the call).
+func TestReadSurvivesARefusedLine(t *testing.T) {
+	cam := &blockedCamera{release: make(chan struct{})}
+	pos := []referee.SeatPosition{{Name: "ann", X: 100, Y: 100}, {Name: "bob", X: 500, Y: 100}}
+	reader := fixedReader{{Face: 3, X: 100, Y: 100, Confidence: 0.99}, {Face: 4, X: 500, Y: 100, Confidence: 0.99}}
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{Camera: cam, Reader: reader, Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 50 * time.Millisecond})
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":1}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":3}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	// The capture is under way; a bid now is refused (a reveal is awaited).
+	if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":2,"face":3}`); rep.OK || rep.Reason != engine.NotNow {
+		t.Fatalf("a bid during the read: got %+v; want not_now", rep)
+	}
+	close(cam.release)
+	h.rec.waitFor(t, "the camera's reveal", func() bool {
+		return strings.Contains(h.rec.eventLines(), `"type":"resolved"`)
+	})
+	if got, want := cam.captures(), 1; got != want {
+		t.Errorf("captures: got %d; want %d (the first read kept)", got, want)
+	}
+	h.stop()
+	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
+		t.Errorf("published:\n%s\nwant adjudicate(journal):\n%s", got, want)
+	}
+}
+
+// journalFirst checks, at each event published, that the journal on disk
+// already gives it: its line was written before its event went out.
+type journalFirst struct {
+	*recorder
+	t    *testing.T
+	path string
+}
+
+func (p journalFirst) Event(seq int, b []byte) {
+	data, err := os.ReadFile(p.path)
+	if err != nil {
+		p.t.Errorf("reading the journal: %v", err)
+	}
+	var out bytes.Buffer
+	_ = record.Adjudicate(bytes.NewReader(data), &out)
+	if !bytes.Contains(out.Bytes(), append(b, '\n')) {
+		p.t.Errorf("event %s published before the journal gives it; the journal gives:\n%s", b, out.Bytes())
+	}
+	p.recorder.Event(seq, b)
+}
+
+// Every event, accepted or rejected, goes out only once the journal on
+// disk holds the line it comes from.
+func TestEventsGoOutAfterTheirLineIsJournaled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	rec := newRecorder()
+	h := start(t, path, referee.Config{Publisher: journalFirst{recorder: rec, t: t, path: path}})
+	for _, step := range exampleGame {
+		h.do(t, step.line)
+	}
+	h.stop()
+	if got, want := rec.eventLines(), adjudicate(t, path); got != want || got == "" {
+		t.Errorf("published:\n%s\nwant adjudicate(journal):\n%s", got, want)
+	}
+}
+
+// Once Run returns, nothing of the referee's keeps running: no capture,
+// retry timer or posted function is left behind.
+func TestNoGoroutineOutlivesRun(t *testing.T) {
+	before := runtime.NumGoroutine()
+	cam := &blockedCamera{release: make(chan struct{})}
+	close(cam.release)
+	pos := []referee.SeatPosition{{Name: "ann", X: 100, Y: 100}, {Name: "bob", X: 500, Y: 100}}
+	// bob's die is in doubt: the referee asks for a look and retries.
+	reader := fixedReader{{Face: 3, X: 100, Y: 100, Confidence: 0.99}, {Face: 4, X: 500, Y: 100, Confidence: 0.2, Uncertain: true}}
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{Camera: cam, Reader: reader, Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 10 * time.Millisecond})
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":1}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":3}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	h.rec.waitFor(t, "a few looks", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return len(h.rec.vision) >= 5
+	})
+	h.stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := runtime.NumGoroutine(); got > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines: got %d after Run; want at most %d as before:\n%s", got, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// rollReader reads the dice it is given, until given others.
+type rollReader struct {
+	mu   sync.Mutex
+	dice []vision.Die
+}
+
+func (r *rollReader) Read(gocv.Mat) ([]vision.Die, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.dice), nil
+}
+
+// After a tied opening roll, a refused line in the journal (here a
+// new_game with bad seats) is not a new game: the camera, still seeing
+// the roll that tied, keeps waiting for the re-roll instead of entering
+// the tie again as a roll nobody made.
+func TestTiedRollWaitsPastARefusedLine(t *testing.T) {
+	cam := &blockedCamera{release: make(chan struct{})}
+	close(cam.release)
+	pos := []referee.SeatPosition{{Name: "ann", X: 100, Y: 100}, {Name: "bob", X: 500, Y: 100}}
+	var tie []vision.Die
+	for k, f := range []int{1, 2, 3, 4, 5} { // ann: a star and 14
+		tie = append(tie, vision.Die{Face: f, X: 60 + float64(k)*20, Y: 100, Confidence: 0.99})
+	}
+	for k, f := range []int{5, 4, 1, 3, 2} { // bob: the same
+		tie = append(tie, vision.Die{Face: f, X: 460 + float64(k)*20, Y: 100, Confidence: 0.99})
+	}
+	reader := &rollReader{dice: tie}
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	h := start(t, path, referee.Config{Camera: cam, Reader: reader, Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 10 * time.Millisecond})
+	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
+	looks := func() int {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		n := 0
+		for _, v := range h.rec.vision {
+			if bytes.Contains(v, []byte("not rolled again")) {
+				n++
+			}
+		}
+		return n
+	}
+	h.rec.waitFor(t, "the tie read, a look asked for the re-roll", func() bool { return looks() >= 1 })
+	if rep := h.do(t, `{"type":"new_game","rules":"star-board","seats":["a","a"]}`); rep.OK || rep.Reason != engine.BadSeats {
+		t.Fatalf("new_game with bad seats: got %+v; want bad_seats", rep)
+	}
+	n := looks()
+	h.rec.waitFor(t, "more looks after the refused line", func() bool { return looks() >= n+3 })
+	h.stop()
+	data, _ := os.ReadFile(path)
+	if got := bytes.Count(data, []byte(`"opening_roll"`)); got != 1 {
+		t.Errorf("the journal holds %d opening rolls; want 1 (the tie; nobody rolled again):\n%s", got, data)
+	}
+	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
+		t.Errorf("published:\n%s\nwant adjudicate(journal):\n%s", got, want)
+	}
+}
