@@ -133,3 +133,56 @@ func TestConfiguredBluffCheck(t *testing.T) {
 		t.Errorf("events:\n%s\nwant a bluff_check with ann's bonus 3", got)
 	}
 }
+
+// TestComputerSeatMovesAfterARefusal: a person's refused command, which is
+// journaled, may land while a computer seat is about to move. The seat
+// must still move (its move was once dropped as stale and never asked
+// for again: the table stalled).
+func TestComputerSeatMovesAfterARefusal(t *testing.T) {
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		Computers:    []referee.Computer{{Name: "bot"}},
+		ComputerPace: 300 * time.Millisecond,
+	})
+	if rep := h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bot"],"first":"bot","seed":4}`); !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	// Out of turn: refused, and journaled as a rejected event.
+	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); rep.OK || rep.Reason != "not_your_turn" {
+		t.Fatalf("ann's bid out of turn: got %+v; want not_your_turn", rep)
+	}
+	h.rec.waitFor(t, "bot's bid", func() bool {
+		st := h.rec.lastState(t)
+		bid, _ := st["bid"].(map[string]any)
+		return bid != nil && bid["seat"] == "bot"
+	})
+}
+
+// TestComputerSeatsAsNewGameNamesThem: the new_game's own computer field
+// decides which seats the referee plays. A seat it names that the
+// configuration lacks is played (with the level it names) rather than left
+// to stall the table; a configured seat it does not name is a person's,
+// and the referee does not play it without its dice.
+func TestComputerSeatsAsNewGameNamesThem(t *testing.T) {
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		Computers:    []referee.Computer{{Name: "cat"}},
+		ComputerPace: time.Millisecond,
+	})
+	if rep := h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bot","cat"],"first":"bot","seed":4,"computer":{"bot":{"level":"threshold"}}}`); !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	h.rec.waitFor(t, "bot's move", func() bool {
+		st := h.rec.lastState(t)
+		return st["turn"] != "bot" || st["phase"] != "bidding"
+	})
+	st := h.rec.lastState(t)
+	if st["turn"] != "cat" {
+		t.Fatalf("after bot's move: turn %v; want cat, a person in this game", st["turn"])
+	}
+	time.Sleep(100 * time.Millisecond) // the referee would have played cat by now
+	if st := h.rec.lastState(t); st["turn"] != "cat" {
+		t.Fatalf("the referee played cat, a person in this game: turn %v, bid %v", st["turn"], st["bid"])
+	}
+	if rep := h.do(t, `{"type":"challenge","seat":"cat"}`); !rep.OK {
+		t.Fatalf("cat's own challenge: %+v", rep)
+	}
+}
