@@ -17,15 +17,25 @@ BIN     := bin/liarsd
 # build tags; see docs/platform.md. Extra tags, if ever needed, go here so that
 # build, vet and test all see them.
 TAGS    ?=
-GOTAGS  := $(if $(TAGS),-tags '$(TAGS)',)
+# TAGS may be written with commas (as docs/platform.md does) or spaces; the go
+# command reads a list with a space in it as space-separated only, so the
+# list is passed on with commas.
+comma   := ,
+space   := $() $()
+tagsep   = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(1))))
+GOTAGS  := $(if $(strip $(TAGS)),-tags '$(call tagsep,$(TAGS))',)
 TESTTIMEOUT ?= 15m
 
 # System packages: what building needs (ca-certificates for the module
 # proxy), and what the tests start themselves.
 # OpenBLAS replaces the reference BLAS behind OpenCV's matrix product, which
 # the dice reader's networks use (about three times faster; docs/vision.md).
+# Chromium is Debian's and Raspberry Pi OS trixie's chromium, or Raspberry
+# Pi OS bookworm's chromium-browser (the browser tests find either): see
+# test-deps.
 BUILD_PKGS := pkg-config g++ libopencv-dev libopenblas0-pthread ca-certificates
-TEST_PKGS  := mosquitto chromium
+TEST_PKGS  := mosquitto
+CHROMIUM_PKGS := chromium chromium-browser
 
 .PHONY: all build test demo vet bench train fuzz deps go-toolchain test-deps clean install
 
@@ -65,8 +75,21 @@ go-toolchain:
 	$(SUDO) rm -rf "$(GOROOT_DIR)" && $(SUDO) cp -a "$$tmp/mod/$$mod" "$(GOROOT_DIR)" && \
 	cd / && rm -rf "$$tmp" && $(GOROOT_DIR)/bin/go version
 
+# test-deps adds what the tests start: Mosquitto, and a Chromium unless one
+# of CHROMIUM_PKGS is installed already, the first of them that apt offers.
 test-deps: deps
 	$(call install_missing,$(TEST_PKGS))
+	@for p in $(CHROMIUM_PKGS); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "ok installed" && exit 0; \
+	done; \
+	$(SUDO) apt-get update -qq || exit 1; \
+	for p in $(CHROMIUM_PKGS); do \
+		if LC_ALL=C apt-cache policy "$$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then \
+			echo "make: installing $$p (apt)"; \
+			exec $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$$p"; \
+		fi; \
+	done; \
+	echo "make: apt offers none of $(CHROMIUM_PKGS) for the browser tests" >&2; exit 1
 
 build: deps
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
@@ -78,7 +101,7 @@ test: test-deps
 	$(GO) vet $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
 	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
-	$(GO) test -tags '$(strip $(TAGS) matprofile)' -run Leak ./vision/...
+	$(GO) test -tags '$(call tagsep,$(TAGS) matprofile)' -run Leak ./vision/...
 
 # demo plays the referee on its embedded defaults until Ctrl-C. DURATION
 # (e.g. DURATION=25s) makes it end by itself; RULES, SEATS, SEED, BROKER

@@ -24,12 +24,11 @@ func runAdjudicate(_ context.Context, args []string, stdin io.Reader, stdout, st
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd adjudicate FILE|-\n\nReads a game record (JSON Lines, RECORD.md) and writes the referee's events\nto standard output. Refused lines are rejected events, not failures: the exit\ncode is 0 when the record was read to its end.")
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "want one record, FILE or - (standard input), not %d arguments", fs.NArg())
 	}
 	in := stdin
 	if name := fs.Arg(0); name != "-" {

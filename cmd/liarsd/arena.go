@@ -38,12 +38,17 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr, "usage: liarsd arena [flags]\n\nPlays seeded games of level A against each level B through the rules engine,\nrotating the seats, and prints A's share of the games won with its 95% Wilson\nconfidence interval, next to the share it would win by playing alike.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "stray argument %q", fs.Arg(0))
+	}
+	if *workers < 0 {
+		return usageError(fs, stderr, "-workers %d: want 0 (one per CPU) or more", *workers)
+	}
+	if *aSeats < 0 {
+		return usageError(fs, stderr, "-a-seats %d: want 0 (half) or more", *aSeats)
 	}
 	plan, err := arenaPlan(*rules, *seats, *a, *b, *games)
 	if err != nil {

@@ -78,33 +78,30 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	// One step, with flags before it or after it ("calibrate check --expect 6").
 	step := ""
 	for rest := args; ; rest = fs.Args()[1:] {
-		if err := fs.Parse(rest); err != nil {
-			return 2
+		if code, done := parseFlags(fs, rest); done {
+			return code
 		}
 		if fs.NArg() == 0 {
 			break
 		}
 		if step != "" {
-			fs.Usage()
-			return 2
+			return usageError(fs, stderr, "one step at a time, not %q and %q", step, fs.Arg(0))
 		}
 		step = fs.Arg(0)
 	}
 	if step == "" {
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "which step?")
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "liarsd calibrate: %v\n", err)
 		return 1
 	}
 	if step != "check" && step != "all" && step != "lens" && !slices.Contains(allSteps, step) {
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "no step %q", step)
 	}
 	card, err := calibration.ParseCard(*cardFlag)
 	if err != nil {
-		return fail(fmt.Errorf("--card: %w", err))
+		return usageError(fs, stderr, "--card: %v", err)
 	}
 	viewsSet := false
 	fs.Visit(func(f *flag.Flag) { viewsSet = viewsSet || f.Name == "views" })
@@ -115,10 +112,14 @@ func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	l := calibration.Layout{Kind: *layout, Radius: *radius, Width: *width, Height: *height}
 	if step == "seats" || step == "all" {
 		if _, perr := fmt.Sscanf(*centre, "%g,%g", &l.Centre.X, &l.Centre.Y); perr != nil {
-			return fail(fmt.Errorf("--centre %q is not X,Y: %w", *centre, perr))
+			return usageError(fs, stderr, "--centre %q is not X,Y: %v", *centre, perr)
 		}
 		if len(names) == 0 {
-			return fail(fmt.Errorf("--seats names no seats"))
+			return usageError(fs, stderr, "the %s step needs --seats (the seats' names, clockwise)", step)
+		}
+		if *layout != "round" && *layout != "rect" && *layout != "taught" {
+			// Refused now, not after the steps before seats in all.
+			return usageError(fs, stderr, "--layout %q: want round, rect or taught", *layout)
 		}
 	}
 	f, err := calibration.LoadOrNew(*file)

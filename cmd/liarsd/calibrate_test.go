@@ -119,10 +119,10 @@ func TestCalibrateErrors(t *testing.T) {
 		{"no camera", []string{"--file", file, "--camera", "/dev/video99", "camera"}, 1, "camera"},
 		{"unknown step", []string{"--file", file, "dance"}, 2, "usage"},
 		{"two steps", []string{"--file", file, "board", "dice"}, 2, "usage"},
-		{"bad card", []string{"--file", file, "--card", "nine", "board"}, 1, "--card"},
+		{"bad card", []string{"--file", file, "--card", "nine", "board"}, 2, "--card"},
 		// OpenCV aborts the process on a card of fewer than 3x3 corners.
-		{"card too small", []string{"--file", file, "--image", blank, "--card", "2x2@20", "board"}, 1, "3 to 100"},
-		{"all without seats", []string{"--file", file, "--image", blank, "all"}, 1, "--seats"},
+		{"card too small", []string{"--file", file, "--image", blank, "--card", "2x2@20", "board"}, 2, "3 to 100"},
+		{"all without seats", []string{"--file", file, "--image", blank, "all"}, 2, "--seats"},
 		{"taught seats without a board", []string{"--file", file, "--image", blank, "--layout", "taught", "--seats", "a,b", "seats"}, 1, "board step first"},
 	}
 	for _, tt := range tests {

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/referee/demo"
 )
 
@@ -45,18 +48,31 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "usage: liarsd demo [flags]\n\nPlays Liar's Dice on a simulated table: computer seats roll seeded dice, a\nsynthetic camera renders them at each reveal, the vision reader reads them,\nthe engine resolves, a simulated board lights and every event goes out on\nMQTT. Ctrl-C (or --duration) stops it cleanly.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "stray argument %q", fs.Arg(0))
+	}
+	if _, ok := engine.Presets[*rules]; !ok {
+		return usageError(fs, stderr, "--rules %q: the presets are %s", *rules, strings.Join(engine.PresetNames(), ", "))
+	}
+	if _, err := computer.New(*levelName); err != nil {
+		return usageError(fs, stderr, "--level: %v", err)
+	}
+	if *nseats < 0 {
+		return usageError(fs, stderr, "--seats %d: want 2 to 6 (0: the default)", *nseats)
+	}
+	if *games < 0 {
+		return usageError(fs, stderr, "--games %d: want 0 (no limit) or more", *games)
+	}
+	if *pace < 0 {
+		return usageError(fs, stderr, "--pace %v: want 0 or more", *pace)
 	}
 	var opts map[string]any
 	if *options != "" {
 		if err := json.Unmarshal([]byte(*options), &opts); err != nil {
-			fmt.Fprintf(stderr, "liarsd demo: --options: %v\n", err)
-			return 2
+			return usageError(fs, stderr, "--options: %v", err)
 		}
 		for k, v := range opts {
 			if f, ok := v.(float64); ok && f == float64(int(f)) {
@@ -67,12 +83,10 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	switch *board {
 	case "line", "stream", "off":
 	default:
-		fmt.Fprintf(stderr, "liarsd demo: --board %q (want line, stream or off)\n", *board)
-		return 2
+		return usageError(fs, stderr, "--board %q: want line, stream or off", *board)
 	}
 	if *duration < 0 {
-		fmt.Fprintln(stderr, "liarsd demo: --duration must not be negative")
-		return 2
+		return usageError(fs, stderr, "--duration %v: want 0 (until Ctrl-C) or more", *duration)
 	}
 	if *duration > 0 {
 		var cancel context.CancelFunc

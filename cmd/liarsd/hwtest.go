@@ -43,12 +43,18 @@ func runHWTest(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stderr, "usage: liarsd hwtest [--config FILE | --sim] [flags]\n\nLights every LED of the board in order, naming each, then reports every button\npress and the command it makes, so that an installer can check the wiring.\nWith --sim, presses are typed as SEAT BUTTON [long], e.g. 'ann bid' or '2 u long'\n(buttons u, d, f, b, c, s: quantity up/down, face, bid, challenge, spot-on).\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
-	if fs.NArg() != 0 || (*configPath == "" && !*sim) || *step <= 0 || *duration < 0 {
-		fs.Usage()
-		return 2
+	switch {
+	case fs.NArg() != 0:
+		return usageError(fs, stderr, "stray argument %q", fs.Arg(0))
+	case *configPath == "" && !*sim:
+		return usageError(fs, stderr, "which board? --config FILE, or --sim")
+	case *step <= 0:
+		return usageError(fs, stderr, "--step %v: want a positive duration", *step)
+	case *duration < 0:
+		return usageError(fs, stderr, "--duration %v: want 0 or more", *duration)
 	}
 	ansi := false
 	switch *color {
@@ -58,8 +64,7 @@ func runHWTest(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		ansi = isTerminal(stdout)
 	case "never":
 	default:
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "--color %q: want auto, always or never", *color)
 	}
 
 	cfg := defaultSimConfig

@@ -7,6 +7,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,14 +42,27 @@ func main() {
 	os.Exit(code)
 }
 
-// dispatch runs the subcommand named by args[0] and returns the exit code.
+// dispatch runs the subcommand named by args[0] and returns the exit code:
+// 0 when it did what was asked (help included), 1 when it failed, 2 on a
+// usage error (no or an unknown subcommand, an unknown flag, a missing or
+// stray argument, a flag's value refused before any work).
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout)
-		if len(args) == 0 {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) == 1 {
+			usage(stdout)
+			return 0
+		}
+		if len(args) > 2 {
+			fmt.Fprintln(stderr, "usage: liarsd help [SUBCOMMAND]")
 			return 2
 		}
-		return 0
+		// liarsd help SUBCOMMAND (or -h SUBCOMMAND) is liarsd SUBCOMMAND -h.
+		args = []string{args[1], "-h"}
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -55,7 +70,37 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		usage(stderr)
 		return 2
 	}
+	if len(args) == 2 && isHelpFlag(args[1]) {
+		// Help asked for is not an error, whatever the subcommand's flag
+		// set returns for it.
+		c.run(ctx, args[1:], stdin, stdout, stderr)
+		return 0
+	}
 	return c.run(ctx, args[1:], stdin, stdout, stderr)
+}
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }
+
+// parseFlags parses a subcommand's flags. When done, the subcommand returns
+// code at once: 0 after -h (its usage is printed), 2 after a usage error
+// (the flag package has named it and printed the usage).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	switch err := fs.Parse(args); {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		return 0, true
+	default:
+		return 2, true
+	}
+}
+
+// usageError names what is wrong with a subcommand's arguments, prints its
+// usage, and returns 2.
+func usageError(fs *flag.FlagSet, stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "liarsd %s: %s\n\n", fs.Name(), fmt.Sprintf(format, a...))
+	fs.Usage()
+	return 2
 }
 
 func usage(w io.Writer) {
@@ -69,5 +114,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'liarsd SUBCOMMAND -h' for a subcommand's flags.")
+	fmt.Fprintln(w, "\nRun 'liarsd SUBCOMMAND -h' (or 'liarsd help SUBCOMMAND') for a subcommand's flags.")
+	fmt.Fprintln(w, "Exit status: 0 done, 1 failed, 2 usage error (an unknown subcommand or flag,")
+	fmt.Fprintln(w, "a missing or stray argument, a refused flag value).")
 }

@@ -242,7 +242,10 @@ func readMat(reader diceReader, name string, img gocv.Mat, annotated string) rea
 		dice[i].Y = math.Round(dice[i].Y*10) / 10
 		dice[i].Size = math.Round(dice[i].Size*10) / 10
 	}
-	res.Dice = dice
+	if dice != nil {
+		// A reader may give nil for no dice: the line says "dice":[].
+		res.Dice = dice
+	}
 	if annotated != "" {
 		vision.Annotate(&img, dice)
 		gocv.IMWrite(annotated, img)

@@ -44,8 +44,32 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs, on\nsynthetic star dice, and the median time to read a 1280x720 table of 30 dice.\nRun it as GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 liarsd readbench for\none core's speed (make bench does).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	if fs.NArg() != 0 {
+		// Flags after it would be left unread: refuse rather than run
+		// the defaults.
+		return usageError(fs, stderr, "stray argument %q (readbench takes flags only)", fs.Arg(0))
+	}
+	for _, n := range []struct {
+		name  string
+		value int
+	}{{"synthetic", *synthetic}, {"marbled", *marbled}, {"glossy", *glossy}, {"cocked", *cocked}, {"speed", *speed}} {
+		if n.value < 0 {
+			return usageError(fs, stderr, "-%s %d: want 0 (skip) or more", n.name, n.value)
+		}
+	}
+	if *ceiling < 0 || *ceiling >= 1 {
+		return usageError(fs, stderr, "-ceiling %v: want a share from 0 (skip) to below 1", *ceiling)
+	}
+	if *subset != "" {
+		if *split != "train" {
+			return usageError(fs, stderr, "-subset is for the train split (-split train)")
+		}
+		if _, err := parseSubset(*subset); err != nil {
+			return usageError(fs, stderr, "-subset: %v", err)
+		}
 	}
 	if *annotate != "" {
 		if err := os.MkdirAll(*annotate, 0o755); err != nil {
@@ -72,20 +96,16 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	if *photos != "" {
 		var only map[string]bool
 		if *subset != "" {
-			if *split != "train" {
-				fmt.Fprintln(stderr, "readbench: -subset is for the train split")
-				return 2
-			}
 			var err error
 			if only, err = trainSubset(*photos, *subset); err != nil {
 				fmt.Fprintf(stderr, "readbench: %v\n", err)
-				return 2
+				return 1
 			}
 		}
 		fixes, err := vision.ReadLabelFixes(*fixesPath)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
-			return 2
+			return 1
 		}
 		var netReads *ceilingReads
 		if *ceiling > 0 {

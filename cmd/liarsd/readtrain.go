@@ -18,7 +18,7 @@ import (
 func init() {
 	register(command{
 		name:    "readtrain",
-		summary: "train the dice reader's face classifier (writes vision/model/face.json)",
+		summary: "train the dice reader's face classifier, dice finder and face networks (writes vision/model/*.json)",
 		run:     runReadTrain,
 	})
 }
@@ -45,8 +45,25 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	models := fs.String("models", "", "folder of weights (as readtrain writes them) whose dice finder finds the face network's hard negatives when -finder-o is empty; default the embedded ones")
 	fixesPath := fs.String("label-fixes", defaultLabelFixes, "corrections to the photographs' labels to train with; empty trains on the labels as they are")
 	holdout := fs.String("holdout", "", "leave out the even or odd train/ images (in name order), or a quarter of them (q0 to q3: every fourth image from the first to the fourth), to validate on them with readbench -subset")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: liarsd readtrain [flags]\n\nTrains the dice reader's face classifier, dice finder and face networks from\nthe labelled photographs' train/ split and synthetic tables, and writes their\nweights (by default over the committed ones in vision/model: run it from the\nrepository, as make train does). About 45 minutes on two cores; keep\nOpenBLAS to one thread (OPENBLAS_NUM_THREADS=1). See docs/vision.md.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if code, done := parseFlags(fs, args); done {
+		return code
+	}
+	if fs.NArg() != 0 {
+		// Flags after it would be left unread, and the defaults would
+		// overwrite the committed weights: refuse.
+		return usageError(fs, stderr, "stray argument %q (readtrain takes flags only)", fs.Arg(0))
+	}
+	for _, n := range []struct {
+		name       string
+		value, min int
+	}{{"synthetic", *synthetic, 0}, {"epochs", *epochs, 1}, {"finder-epochs", *finderEpochs, 1}, {"facenet-epochs", *faceNetEpochs, 1}, {"facenets", *faceNets, 1}, {"workers", *workers, 1}} {
+		if n.value < n.min {
+			return usageError(fs, stderr, "-%s %d: want at least %d", n.name, n.value, n.min)
+		}
 	}
 	for _, share := range []struct {
 		name  string
@@ -63,17 +80,20 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	}
 	var exclude func(string) bool
 	if *holdout != "" {
+		if _, err := parseSubset(*holdout); err != nil {
+			return usageError(fs, stderr, "-holdout: %v", err)
+		}
 		keep, err := trainSubset(*photos, *holdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readtrain: %v\n", err)
-			return 2
+			return 1
 		}
 		exclude = func(name string) bool { return keep[name] }
 	}
 	fixes, err := vision.ReadLabelFixes(*fixesPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "readtrain: %v\n", err)
-		return 2
+		return 1
 	}
 	opts := vision.TrainOptions{
 		LabelFixes:    fixes,
@@ -95,6 +115,16 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		Seed:        *seed,
 		Log:         stdout,
 	}
+	if *models != "" {
+		// Loaded before any training, so that a wrong folder is not
+		// found out only after the face classifier's minutes.
+		m, err := vision.LoadModels(*models)
+		if err != nil {
+			fmt.Fprintf(stderr, "readtrain: %v\n", err)
+			return 1
+		}
+		opts.Models = m
+	}
 	var buf bytes.Buffer
 	if *out != "" {
 		if err := vision.TrainFaceModel(ctx, opts, &buf); err != nil {
@@ -109,14 +139,6 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	}
 	if *finderOut == "" && *faceNetOut == "" {
 		return 0
-	}
-	if *models != "" {
-		m, err := vision.LoadModels(*models)
-		if err != nil {
-			fmt.Fprintf(stderr, "readtrain: %v\n", err)
-			return 2
-		}
-		opts.Models = m
 	}
 	opts.FinderEpochs, opts.FaceNetEpochs, opts.FaceNets, opts.Workers = *finderEpochs, *faceNetEpochs, *faceNets, *workers
 	var finderBuf, faceNetBuf bytes.Buffer

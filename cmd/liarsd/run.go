@@ -37,12 +37,11 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintln(stderr, "usage: liarsd run [--config FILE] [--broker URL] [--check]\n\nReferees one table until interrupted. Without a broker in the file or\n--broker, an embedded broker listens on loopback. See docs/configuration.md.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "stray argument %q", fs.Arg(0))
 	}
 	c, defaults, err := loadConfig(*path, fs)
 	if err != nil {

@@ -38,12 +38,11 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintln(stderr, "usage: liarsd web [--config FILE | --websocket ADDR --table ID] [flags]\n\nServes the scoreboard (/), the venue dashboard (/venue) and the records of\nfinished games for tables on a broker, e.g. on a venue's server for many\ntables. liarsd run and liarsd demo serve the same pages themselves. See\ndocs/scoreboard.md.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return 2
+		return usageError(fs, stderr, "stray argument %q", fs.Arg(0))
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	s := web.Setup{Listen: *listen, Prefix: *prefix, Table: *table, WebSocket: *websocket, Journal: *journal,
@@ -66,12 +65,10 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 	}
 	if s.Table == "" && (s.HomeAssistant || *haRemove) {
-		fmt.Fprintln(stderr, "liarsd web: Home Assistant discovery needs --table or --config")
-		return 2
+		return usageError(fs, stderr, "Home Assistant discovery needs --table or --config")
 	}
 	if (s.HomeAssistant || *haRemove) && s.Broker == "" {
-		fmt.Fprintln(stderr, "liarsd web: Home Assistant discovery needs --broker or --config")
-		return 2
+		return usageError(fs, stderr, "Home Assistant discovery needs --broker or --config")
 	}
 	if *haRemove {
 		err := homeassistant.RemoveAll(ctx, homeassistant.RunOptions{Options: homeassistant.Options{Prefix: s.Prefix, Table: s.Table},
