@@ -135,8 +135,13 @@ func checkImage(img gocv.Mat) error {
 	if img.Empty() {
 		return errors.New("vision: empty image")
 	}
-	if img.Type() != gocv.MatTypeCV8UC3 && img.Type() != gocv.MatTypeCV8UC1 && img.Type() != gocv.MatTypeCV8UC4 {
-		return fmt.Errorf("vision: unsupported image type %v (want 8-bit gray, BGR or BGRA)", img.Type())
+	if t := img.Type(); t != gocv.MatTypeCV8UC3 && t != gocv.MatTypeCV8UC1 && t != gocv.MatTypeCV8UC4 {
+		name := t.String()
+		if name == "" {
+			// gocv names only some types (not CV_8S, say).
+			name = fmt.Sprintf("%d (depth %d, %d channels)", t, t&7, img.Channels())
+		}
+		return fmt.Errorf("vision: unsupported image type %s (want 8-bit gray, BGR or BGRA)", name)
 	}
 	if img.Cols() < 32 || img.Rows() < 32 {
 		return fmt.Errorf("vision: image too small (%dx%d)", img.Cols(), img.Rows())
@@ -237,8 +242,8 @@ func (r *Reader) applyView(d *Die) {
 
 // ReadImage reads the dice in a Go image.
 func (r *Reader) ReadImage(img image.Image) ([]Die, error) {
-	if img == nil {
-		return nil, errors.New("vision: nil image")
+	if err := checkGoImage(img); err != nil {
+		return nil, err
 	}
 	m, err := gocv.ImageToMatRGB(img)
 	if err != nil {
@@ -261,8 +266,17 @@ func (r *Reader) ReadFile(path string) ([]Die, error) {
 }
 
 // LoadImage reads an image file into a BGR Mat, with a clear error for a
-// missing or undecodable file. The caller closes the Mat.
+// missing, undecodable, truncated or oversized file (DecodeImage). The
+// caller closes the Mat.
 func LoadImage(path string) (gocv.Mat, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return gocv.Mat{}, fmt.Errorf("vision: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		// A folder, a device (/dev/zero never ends) or a pipe.
+		return gocv.Mat{}, fmt.Errorf("vision: %s: not an image file", path)
+	}
 	buf, err := os.ReadFile(path)
 	if err != nil {
 		return gocv.Mat{}, fmt.Errorf("vision: %w", err)
@@ -271,10 +285,17 @@ func LoadImage(path string) (gocv.Mat, error) {
 }
 
 // DecodeImage decodes an encoded image (JPEG, PNG...) into a BGR Mat; name
-// only labels errors. The caller closes the Mat.
+// only labels errors. 16-bit images come out 8-bit, and an alpha channel
+// is dropped. A truncated JPEG is an error (OpenCV would fill its missing
+// part with grey), and so is an image of more than 2^26 pixels (67
+// megapixels) whose header says its size (PNG, JPEG, BMP). The caller
+// closes the Mat.
 func DecodeImage(buf []byte, name string) (gocv.Mat, error) {
 	if len(buf) == 0 {
 		return gocv.Mat{}, fmt.Errorf("vision: %s: empty file", name)
+	}
+	if err := checkEncoded(buf); err != nil {
+		return gocv.Mat{}, fmt.Errorf("vision: %s: %w", name, err)
 	}
 	m, err := gocv.IMDecode(buf, gocv.IMReadColor)
 	if err != nil {
@@ -283,7 +304,7 @@ func DecodeImage(buf []byte, name string) (gocv.Mat, error) {
 	}
 	if m.Empty() {
 		m.Close()
-		return gocv.Mat{}, fmt.Errorf("vision: %s: not a readable image", name)
+		return gocv.Mat{}, fmt.Errorf("vision: %s: not a readable image (not an image, corrupt, or too large for OpenCV)", name)
 	}
 	return m, nil
 }

@@ -134,10 +134,15 @@ type files struct {
 }
 
 // OpenImage returns a Source that gives the same still image every time.
+// The image is decoded once to check it: a missing, undecodable or
+// truncated file, or a folder, is an error here rather than at every
+// Capture.
 func OpenImage(path string) (Source, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("vision: %w", err)
+	m, err := LoadImage(path)
+	if err != nil {
+		return nil, err
 	}
+	m.Close()
 	return &files{paths: []string{path}}, nil
 }
 

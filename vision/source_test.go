@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gocv.io/x/gocv"
@@ -100,5 +101,65 @@ func TestSyntheticSource(t *testing.T) {
 		if score.Wrong+score.Extra > 0 || score.Right < len(src.Truth())-1 {
 			t.Errorf("frame %d: %v %v", i, score, errs)
 		}
+	}
+}
+
+// TestSourceBadFiles: a still image that cannot be read is an error when
+// it is opened, not at every capture; a folder's unreadable image is an
+// error for its own capture only, and the folder goes on to the next.
+func TestSourceBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	jpg := encodedTable(t, gocv.JPEGFileExt)
+	for name, data := range map[string][]byte{
+		"a.jpg":     jpg,
+		"b.jpg":     []byte("not an image"),
+		"c.jpg":     jpg[:len(jpg)/2],
+		"d.png":     nil,
+		"notes.txt": []byte("not an image, and not named like one"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "e.png"), 0o755); err != nil { // a folder named like an image
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		spec, want string
+	}{
+		{"file:" + filepath.Join(dir, "b.jpg"), "not a readable image"},
+		{"file:" + filepath.Join(dir, "c.jpg"), "truncated JPEG"},
+		{"file:" + filepath.Join(dir, "d.png"), "empty file"},
+		{"file:" + filepath.Join(dir, "notes.txt"), "not a readable image"},
+		{"file:" + dir, "not an image file"},
+		{"file:" + filepath.Join(dir, "missing.png"), "no such file"},
+		{"dir:" + filepath.Join(dir, "missing"), "no such file"},
+		{"dir:" + t.TempDir(), "no images in"},
+		{"", "no such file"},
+	} {
+		src, err := vision.Open(tc.spec)
+		if err == nil {
+			src.Close()
+			t.Errorf("Open(%q): got a source; want an error with %q", tc.spec, tc.want)
+		} else if !strings.HasPrefix(err.Error(), "vision: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Open(%q): got %q; want a vision error with %q", tc.spec, err, tc.want)
+		}
+	}
+	folder, err := vision.OpenFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer folder.Close()
+	// a.jpg, b.jpg, c.jpg, d.png, then a.jpg again; notes.txt and the
+	// folder e.png are no images.
+	for i, want := range []string{"", "not a readable image", "truncated JPEG", "empty file", ""} {
+		m, err := folder.Capture()
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("capture %d: got %v; want a frame", i, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("capture %d: got %v; want an error with %q", i, err, want)
+		}
+		m.Close()
 	}
 }

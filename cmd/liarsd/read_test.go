@@ -144,19 +144,49 @@ func TestReadBadInput(t *testing.T) {
 	if err := os.WriteFile(garbage, []byte("\xff\xd8 not really"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	reveal, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := gocv.IMDecode(reveal, gocv.IMReadColor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpg, err := gocv.IMEncode(gocv.JPEGFileExt, m)
+	m.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated, empty := filepath.Join(tmp, "truncated.jpg"), filepath.Join(tmp, "empty.png")
+	os.WriteFile(truncated, jpg.GetBytes()[:jpg.Len()/2], 0o644)
+	jpg.Close()
+	os.WriteFile(empty, nil, 0o644)
+	bad := []struct{ path, want string }{
+		{garbage, "truncated JPEG"}, // it starts as a JPEG does
+		{filepath.Join(tmp, "missing.png"), "no such file"},
+		{truncated, "truncated JPEG"},
+		{empty, "empty file"},
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		bad = append(bad, struct{ path, want string }{"/dev/zero", "not an image file"})
+	}
+	var args []string
+	for _, b := range bad {
+		args = append(args, b.path)
+	}
 	var out, errOut bytes.Buffer
-	code := runRead(context.Background(), []string{garbage, filepath.Join(tmp, "missing.png")}, nil, &out, &errOut)
+	code := runRead(context.Background(), args, nil, &out, &errOut)
 	if code != 1 {
 		t.Errorf("exit %d; want 1", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("got %d lines; want 2: %q", len(lines), out.String())
+	if len(lines) != len(bad) {
+		t.Fatalf("got %d lines; want %d: %q", len(lines), len(bad), out.String())
 	}
-	for _, l := range lines {
+	for i, l := range lines {
 		var res readResult
-		if err := json.Unmarshal([]byte(l), &res); err != nil || res.Error == "" || res.Dice == nil {
-			t.Errorf("line %q: want an error field and an empty dice list (err %v)", l, err)
+		if err := json.Unmarshal([]byte(l), &res); err != nil || res.Image != bad[i].path || !strings.HasPrefix(res.Error, "vision: ") || !strings.Contains(res.Error, bad[i].want) || res.Dice == nil {
+			t.Errorf("line %q: want image %q, an error with %q and an empty dice list (err %v)", l, bad[i].path, bad[i].want, err)
 		}
 	}
 	for _, args := range [][]string{{}, {"-view", "sideways", garbage}} {
@@ -175,17 +205,17 @@ func TestReadFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, empty := t.TempDir(), t.TempDir()
-	for name, data := range map[string][]byte{"b.png": reveal, "a.PNG": reveal, "notes.txt": []byte("not an image")} {
+	for name, data := range map[string][]byte{"b.png": reveal, "a.PNG": reveal, "notes.txt": []byte("not an image"), "c.jpg": []byte("\xff\xd8 garbled"), "d.png": reveal[:len(reveal)/2]} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var out, errOut bytes.Buffer
 	if code := runRead(context.Background(), []string{dir, empty}, nil, &out, &errOut); code != 1 {
-		t.Errorf("exit %d; want 1 (a folder without images)", code)
+		t.Errorf("exit %d; want 1 (unreadable images, a folder without images)", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	want := []string{filepath.Join(dir, "a.PNG"), filepath.Join(dir, "b.png"), empty}
+	want := []string{filepath.Join(dir, "a.PNG"), filepath.Join(dir, "b.png"), filepath.Join(dir, "c.jpg"), filepath.Join(dir, "d.png"), empty}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines; want %d: %q", len(lines), len(want), out.String())
 	}
@@ -197,8 +227,8 @@ func TestReadFolder(t *testing.T) {
 		if res.Image != want[i] {
 			t.Errorf("line %d: image %q; want %q", i, res.Image, want[i])
 		}
-		if last := i == len(want)-1; last != (res.Error != "") || (!last && len(res.Dice) != 12) {
-			t.Errorf("line %d: %d dice, error %q; want 12 dice from an image, an error for the empty folder", i, len(res.Dice), res.Error)
+		if bad := i >= 2; bad != (res.Error != "") || (!bad && len(res.Dice) != 12) || res.Dice == nil {
+			t.Errorf("line %d: %d dice, error %q; want 12 dice from an image, an error for an unreadable image and for the empty folder", i, len(res.Dice), res.Error)
 		}
 	}
 }
@@ -288,33 +318,160 @@ func TestReadCameraFrameFails(t *testing.T) {
 	}
 }
 
-// TestReadBottomView reads the reveal from below: every face turns over.
+// TestReadBottomView reads the reveal from below: every face turns over,
+// a star seen below is a 6 on top, and a 6 seen below is a 1 on top, the
+// star on star dice (-star-dice).
 func TestReadBottomView(t *testing.T) {
 	img := filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png")
-	var top, bottom, errOut bytes.Buffer
-	if code := runRead(context.Background(), []string{img}, nil, &top, &errOut); code != 0 {
-		t.Fatal(errOut.String())
-	}
-	if code := runRead(context.Background(), []string{"-view", "bottom", img}, nil, &bottom, &errOut); code != 0 {
-		t.Fatal(errOut.String())
-	}
-	var a, b readResult
-	if err := json.Unmarshal(top.Bytes(), &a); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(bottom.Bytes(), &b); err != nil {
-		t.Fatal(err)
-	}
-	if len(a.Dice) != len(b.Dice) {
-		t.Fatalf("top view %d dice, bottom view %d", len(a.Dice), len(b.Dice))
-	}
-	for i := range a.Dice {
-		want := 7 - a.Dice[i].Face
-		if a.Dice[i].Star {
-			want = 6
+	read := func(args ...string) readResult {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := runRead(context.Background(), append(args, img), nil, &out, &errOut); code != 0 {
+			t.Fatalf("read %q: exit %d: %s", args, code, errOut.String())
 		}
-		if b.Dice[i].Face != want {
-			t.Errorf("die %d: seen %d (star %v) from below reads %d; want %d", i, a.Dice[i].Face, a.Dice[i].Star, b.Dice[i].Face, want)
+		var res readResult
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a := read()
+	sixes := 0
+	for _, starDice := range []bool{false, true} {
+		args := []string{"-view", "bottom"}
+		if starDice {
+			args = append(args, "-star-dice")
+		}
+		b := read(args...)
+		if len(a.Dice) != len(b.Dice) {
+			t.Fatalf("%q: top view %d dice, bottom view %d", args, len(a.Dice), len(b.Dice))
+		}
+		for i, seen := range a.Dice {
+			wantFace, wantStar := 7-seen.Face, false
+			switch {
+			case seen.Star:
+				wantFace = 6
+			case seen.Face == 6:
+				wantFace, wantStar = 1, starDice
+				sixes++
+			}
+			if got := b.Dice[i]; got.Face != wantFace || got.Star != wantStar || got.Uncertain != seen.Uncertain {
+				t.Errorf("%q: die %d: seen %v from below reads %v; want face %d star %v", args, i, seen, got, wantFace, wantStar)
+			}
+		}
+	}
+	if sixes == 0 {
+		t.Error("the reveal shows no 6: the test checks nothing of a 6 seen from below")
+	}
+}
+
+// TestReadOutputFormat checks every line's fields against the issue's
+// format, exactly: image, dice (face 1-6, star only on a 1, x, y, size,
+// confidence 0-1, uncertain) and ms, and nothing else on a line read
+// without error; an image with no dice gives "dice":[].
+func TestReadOutputFormat(t *testing.T) {
+	tmp := t.TempDir()
+	blank := filepath.Join(tmp, "blank.png")
+	table, _, err := synth.Render(synth.Scene{Width: 320, Height: 240, Table: synth.Tables[1], Texture: 0.5, Noise: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocv.IMWrite(blank, table)
+	table.Close()
+	var lines []string
+	for _, args := range [][]string{
+		{blank},
+		{"-camera", "synth:40", "-frames", "2"},
+		{"-view", "bottom", "-camera", "synth:40", "-frames", "2"},
+		{"-view", "bottom", "-star-dice", "-camera", "synth:40", "-frames", "2"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := runRead(context.Background(), args, nil, &out, &errOut); code != 0 {
+			t.Fatalf("read %q: exit %d: %s", args, code, errOut.String())
+		}
+		lines = append(lines, strings.Split(strings.TrimSpace(out.String()), "\n")...)
+	}
+	if !strings.Contains(lines[0], `"dice":[]`) {
+		t.Errorf("an image with no dice: got %s; want \"dice\":[]", lines[0])
+	}
+	keys := func(m map[string]any) []string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		slices.Sort(k)
+		return k
+	}
+	dice := 0
+	for _, l := range lines {
+		var res map[string]any
+		if err := json.Unmarshal([]byte(l), &res); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if got, want := keys(res), []string{"dice", "image", "ms"}; !slices.Equal(got, want) {
+			t.Errorf("line %.80s: keys %v; want %v", l, got, want)
+		}
+		if _, ok := res["image"].(string); !ok {
+			t.Errorf("line %.80s: image %v; want a string", l, res["image"])
+		}
+		if ms, ok := res["ms"].(float64); !ok || ms <= 0 {
+			t.Errorf("line %.80s: ms %v; want the time spent", l, res["ms"])
+		}
+		list, ok := res["dice"].([]any)
+		if !ok {
+			t.Errorf("line %.80s: dice %v; want a list", l, res["dice"])
+			continue
+		}
+		for _, v := range list {
+			dice++
+			d, _ := v.(map[string]any)
+			if got, want := keys(d), []string{"confidence", "face", "size", "star", "uncertain", "x", "y"}; !slices.Equal(got, want) {
+				t.Errorf("die %v: keys %v; want %v", d, got, want)
+				continue
+			}
+			face, _ := d["face"].(float64)
+			star, starOK := d["star"].(bool)
+			conf, _ := d["confidence"].(float64)
+			_, uncertainOK := d["uncertain"].(bool)
+			x, _ := d["x"].(float64)
+			y, _ := d["y"].(float64)
+			size, _ := d["size"].(float64)
+			if face != math.Trunc(face) || face < 1 || face > 6 || (star && face != 1) || !starOK || !uncertainOK ||
+				conf < 0 || conf > 1 || x < 0 || x > 1280 || y < 0 || y > 720 || size <= 0 {
+				t.Errorf("die %v: want face 1-6 (1 for a star), booleans, confidence 0-1 and a place in the 1280x720 image", d)
+			}
+		}
+	}
+	if dice < 100 {
+		t.Errorf("checked %d dice; want the six synthetic tables' 180", dice)
+	}
+}
+
+// fixedReader reads every image as the same dice.
+type fixedReader []vision.Die
+
+func (f fixedReader) Read(gocv.Mat) ([]vision.Die, error) { return f, nil }
+
+// TestReadMatNoDice prints "dice":[] when a reader gives nil for no dice,
+// and rounds positions to a tenth of a pixel.
+func TestReadMatNoDice(t *testing.T) {
+	img := gocv.NewMatWithSize(64, 64, gocv.MatTypeCV8UC3)
+	defer img.Close()
+	for _, tc := range []struct {
+		reader diceReader
+		want   string
+	}{
+		{fixedReader(nil), `"dice":[]`},
+		{fixedReader{}, `"dice":[]`},
+		{fixedReader{{Face: 3, X: 10.04, Y: 20.96, Size: 30.25, Confidence: 0.9}}, `"dice":[{"face":3,"star":false,"x":10,"y":21,"size":30.3,"confidence":0.9,"uncertain":false}]`},
+	} {
+		res := readMat(tc.reader, "x.png", img, "")
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tc.want) {
+			t.Errorf("readMat(%v): got %s; want %s", tc.reader, b, tc.want)
 		}
 	}
 }

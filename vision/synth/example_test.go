@@ -33,3 +33,26 @@ func ExamplePlace() {
 	// 4 false
 	// 6 false
 }
+
+// A synthetic camera for tests and the demo: each capture renders the
+// next random table, and Truth says what a perfect reader reports of it.
+func ExampleNewRandomSource() {
+	src := synth.NewRandomSource(7, synth.RandomOptions{Width: 640, Height: 360, Dice: 12, DieSize: 44, StarShare: 1.0 / 3})
+	defer src.Close()
+	for range 2 {
+		img, err := src.Capture()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(img.Cols(), img.Rows(), len(src.Truth()))
+		img.Close()
+	}
+	src.Close()
+	_, err := src.Capture()
+	fmt.Println(err)
+	// Output:
+	// 640 360 12
+	// 640 360 12
+	// vision: source closed
+}
