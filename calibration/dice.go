@@ -151,6 +151,9 @@ func abs(x int) int {
 type Reader struct {
 	reader *vision.Reader
 	faces  *vision.FaceMatcher
+	// plain is set for plain dice (vision.Options.PlainDice): the face
+	// the dice step learned as the star is then their plain 1.
+	plain bool
 }
 
 // NewReader returns the reader for this table.
@@ -167,7 +170,7 @@ func (f *File) ReaderWith(o vision.Options) (*Reader, error) {
 		}
 		o.Background = bg
 	}
-	r := &Reader{reader: vision.NewReader(o)}
+	r := &Reader{reader: vision.NewReader(o), plain: o.PlainDice}
 	if f.Dice != nil && len(f.Dice.Templates) > 0 {
 		m, err := vision.NewFaceMatcher(f.Dice.Templates)
 		if err != nil {
@@ -184,7 +187,15 @@ func (r *Reader) Read(img gocv.Mat) ([]vision.Die, error) {
 	if err != nil || r.faces == nil {
 		return dice, err
 	}
-	return r.faces.Recheck(img, dice, vision.DefaultStarMatch), nil
+	dice = r.faces.Recheck(img, dice, vision.DefaultStarMatch)
+	if r.plain {
+		// The calibration roll's first die was a plain 1: a die that fits
+		// it is a 1, not a star.
+		for i := range dice {
+			dice[i].Star = false
+		}
+	}
+	return dice, nil
 }
 
 // Report is how well the table reads now.

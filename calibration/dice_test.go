@@ -56,6 +56,7 @@ type conditions struct {
 	cast  [3]float64
 	noise float64
 	dim   bool
+	plain bool // the dice's 1 is a plain pip, no house star
 }
 
 // tableUnder renders the table under the conditions and returns the image
@@ -86,7 +87,7 @@ func tableUnder(t testing.TB, faces []int, seed uint64, row bool, c conditions) 
 		t.Fatal(err)
 	}
 	for _, d := range dice {
-		if d.Face == 1 {
+		if d.Face == 1 && !c.plain {
 			drawHouseStar(&img, d, side)
 		}
 	}
@@ -355,5 +356,45 @@ func TestBackgroundStep(t *testing.T) {
 	os.Remove(filepath.Join(dir, f.Background))
 	if _, err := f.NewReader(); err == nil || !strings.Contains(err.Error(), "calibrate background") {
 		t.Fatalf("with the image gone: %v; want an error naming the background step", err)
+	}
+}
+
+// TestDiceStepPlainDice: at a table of plain dice, the roll's first die is
+// a plain 1, and the calibrated reader reads 1s as 1s, never as the star.
+func TestDiceStepPlainDice(t *testing.T) {
+	dir := t.TempDir()
+	roll, _ := tableUnder(t, []int{1, 2, 3, 4, 5, 6}, 11, true, conditions{side: 44, plain: true})
+	rollPath := filepath.Join(dir, "roll.png")
+	gocv.IMWrite(rollPath, roll)
+	roll.Close()
+	f := &File{Version: Version}
+	s := &Session{File: f, Images: []string{rollPath}, Out: io.Discard}
+	if err := s.Dice(); err != nil {
+		t.Fatal(err)
+	}
+	faces := []int{1, 3, 1, 6, 2, 1, 5, 4, 1, 2}
+	img, _ := tableUnder(t, faces, 23, false, conditions{side: 44, plain: true})
+	defer img.Close()
+	o := f.VisionOptions()
+	o.PlainDice = true
+	r, err := f.ReaderWith(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := r.Read(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ones := 0
+	for _, d := range read {
+		if d.Star {
+			t.Errorf("die at (%.0f, %.0f): got the star; want plain dice read plain", d.X, d.Y)
+		}
+		if d.Face == 1 && !d.Uncertain {
+			ones++
+		}
+	}
+	if len(read) != len(faces) || ones != 4 {
+		t.Errorf("got %d dice, %d sure 1s; want %d dice, 4 sure 1s", len(read), ones, len(faces))
 	}
 }
