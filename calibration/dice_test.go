@@ -106,18 +106,25 @@ func tableUnder(t testing.TB, faces []int, seed uint64, row bool, c conditions) 
 	return img, dice
 }
 
-func TestDiceStepLearnsHouseStar(t *testing.T) {
-	dir := t.TempDir()
-	roll := houseTable(t, []int{1, 2, 3, 4, 5, 6}, 11, true)
-	rollPath := filepath.Join(dir, "roll.png")
+// diceStep runs the dice step on a calibration roll (a row of the star or
+// 1, 2, 3, 4, 5, 6) rendered under c, and returns the file it filled.
+func diceStep(t *testing.T, c conditions) *File {
+	t.Helper()
+	roll, _ := tableUnder(t, []int{1, 2, 3, 4, 5, 6}, 11, true, c)
+	rollPath := filepath.Join(t.TempDir(), "roll.png")
 	gocv.IMWrite(rollPath, roll)
 	roll.Close()
-
 	f := &File{Version: Version}
 	s := &Session{File: f, Images: []string{rollPath}, Out: io.Discard}
 	if err := s.Dice(); err != nil {
 		t.Fatal(err)
 	}
+	return f
+}
+
+func TestDiceStepLearnsHouseStar(t *testing.T) {
+	dir := t.TempDir()
+	f := diceStep(t, conditions{side: 44})
 	if f.Dice == nil || len(f.Dice.Templates) != 6 || f.Dice.SizePx < 35 || f.Dice.SizePx > 50 {
 		t.Fatalf("after the dice step: %+v; want six face templates and a size near 44 px", f.Dice)
 	}
@@ -362,16 +369,7 @@ func TestBackgroundStep(t *testing.T) {
 // TestDiceStepPlainDice: at a table of plain dice, the roll's first die is
 // a plain 1, and the calibrated reader reads 1s as 1s, never as the star.
 func TestDiceStepPlainDice(t *testing.T) {
-	dir := t.TempDir()
-	roll, _ := tableUnder(t, []int{1, 2, 3, 4, 5, 6}, 11, true, conditions{side: 44, plain: true})
-	rollPath := filepath.Join(dir, "roll.png")
-	gocv.IMWrite(rollPath, roll)
-	roll.Close()
-	f := &File{Version: Version}
-	s := &Session{File: f, Images: []string{rollPath}, Out: io.Discard}
-	if err := s.Dice(); err != nil {
-		t.Fatal(err)
-	}
+	f := diceStep(t, conditions{side: 44, plain: true})
 	faces := []int{1, 3, 1, 6, 2, 1, 5, 4, 1, 2}
 	img, _ := tableUnder(t, faces, 23, false, conditions{side: 44, plain: true})
 	defer img.Close()

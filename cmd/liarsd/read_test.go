@@ -325,15 +325,7 @@ func TestReadBottomView(t *testing.T) {
 	img := filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png")
 	read := func(args ...string) readResult {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := runRead(context.Background(), append(args, img), nil, &out, &errOut); code != 0 {
-			t.Fatalf("read %q: exit %d: %s", args, code, errOut.String())
-		}
-		var res readResult
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return runReadOnce(t, img, args...)
 	}
 	a := read()
 	sixes := 0
@@ -603,15 +595,7 @@ func TestReadWithCalibration(t *testing.T) {
 	}
 	read := func(args ...string) readResult {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		if code := runRead(context.Background(), append(args, img), nil, &out, &errOut); code != 0 {
-			t.Fatalf("read %q: exit %d: %s", args, code, errOut.String())
-		}
-		var res readResult
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return runReadOnce(t, img, args...)
 	}
 	faces := func(r readResult) []int {
 		var f []int
@@ -635,4 +619,19 @@ func TestReadWithCalibration(t *testing.T) {
 			t.Errorf("calibration %s: exit %d, out %q, err %q; want exit 1, a clear error and no reads", bad, code, out.String(), errOut.String())
 		}
 	}
+}
+
+// runReadOnce runs liarsd read with args on the image img and returns its one
+// line.
+func runReadOnce(t *testing.T, img string, args ...string) readResult {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := runRead(context.Background(), append(args, img), nil, &out, &errOut); code != 0 {
+		t.Fatalf("read %q: exit %d: %s", args, code, errOut.String())
+	}
+	var res readResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
