@@ -158,7 +158,7 @@ func Configs(o Options, s engine.Snapshot) []Message {
 	// status (ready, waiting for reveal, reading, needs a look, error)
 	// besides the engine's snapshot.
 	add("sensor", "last_result", Config{Name: "Last result", StateTopic: state,
-		ValueTemplate:       "{% set r = value_json.last %}{% if r and r.call != 'fold' %}{{ r.caller }} called {{ r.bidder }}'s {{ r.bid.quantity }} x {{ r.bid.face }}: {{ r.count }}{% elif r %}hand ended by folds{% else %}none{% endif %}",
+		ValueTemplate:       "{% set r = value_json.last %}{% if r and r.call != 'fold' %}{{ r.caller }} called {{ r.bidder }}'s {{ r.bid.quantity }} x {{ 'star' if (value_json.star_die and r.bid.face == 1) else r.bid.face }}: {{ r.count }}{% elif r %}hand ended by folds{% else %}none{% endif %}",
 		JSONAttributesTopic: state, JSONAttrTemplate: "{{ (value_json.last or {}) | tojson }}", Icon: "mdi:dice-6"})
 	add("sensor", "status", Config{Name: "Referee status", StateTopic: state, ValueTemplate: "{{ value_json.status | default('unknown') }}",
 		Icon: "mdi:traffic-light", EntityCategory: "diagnostic"})
