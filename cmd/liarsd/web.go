@@ -55,14 +55,11 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		s = web.FromConfig(c, *listen, nil, log)
 		s.HomeAssistant = *ha
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if set["websocket"] {
-			s.WebSocket = *websocket
-		}
-		if set["broker"] {
-			s.Broker, s.Username, s.Password = *broker, *user, *password
-		}
+		// Flags given on the command line win over the file's settings.
+		fs.Visit(func(f *flag.Flag) {
+			overrideSetup(&s, f.Name, web.Setup{Table: *table, Prefix: *prefix, Journal: *journal,
+				WebSocket: *websocket, Broker: *broker, Username: *user, Password: *password})
+		})
 	}
 	if s.Table == "" && (s.HomeAssistant || *haRemove) {
 		return usageError(fs, stderr, "Home Assistant discovery needs --table or --config")
@@ -90,4 +87,21 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	<-ctx.Done()
 	w.Close()
 	return 0
+}
+
+// overrideSetup sets in s the setting of the flag named name, as given in
+// flags, when that flag is one the configuration file also sets.
+func overrideSetup(s *web.Setup, name string, flags web.Setup) {
+	switch name {
+	case "table":
+		s.Table = flags.Table
+	case "prefix":
+		s.Prefix = flags.Prefix
+	case "journal":
+		s.Journal = flags.Journal
+	case "websocket":
+		s.WebSocket = flags.WebSocket
+	case "broker":
+		s.Broker, s.Username, s.Password = flags.Broker, flags.Username, flags.Password
+	}
 }
