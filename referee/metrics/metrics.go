@@ -10,6 +10,8 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +46,10 @@ type Metrics struct {
 	uncertainDice  prometheus.Counter
 	uncertainReads prometheus.Counter
 	lastEventSeq   prometheus.Gauge
+
+	// pending is QueueDepth's latest function, registered once.
+	pending     atomic.Pointer[func() int]
+	pendingOnce sync.Once
 }
 
 // New returns the metrics of table, registered in a registry of their own
@@ -135,13 +141,18 @@ func (m *Metrics) Read(took time.Duration, result string, uncertainDice int) {
 
 // QueueDepth reports the MQTT client's queue (messages not yet
 // acknowledged by the broker) through pending, read at each scrape, e.g.
-// (*mqtt.Client).Pending.
+// (*mqtt.Client).Pending. A later call replaces the function (a client
+// dialled again).
 func (m *Metrics) QueueDepth(pending func() int) {
 	if m == nil || pending == nil {
 		return
 	}
-	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "mqtt_queue_depth",
-		Help: "MQTT messages queued and not yet acknowledged by the broker.", ConstLabels: m.labels}, func() float64 { return float64(pending()) }))
+	m.pending.Store(&pending)
+	m.pendingOnce.Do(func() {
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "mqtt_queue_depth",
+			Help: "MQTT messages queued and not yet acknowledged by the broker.", ConstLabels: m.labels},
+			func() float64 { return float64((*m.pending.Load())()) }))
+	})
 }
 
 // Handler serves the metrics in Prometheus's exposition format.

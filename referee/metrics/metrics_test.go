@@ -47,8 +47,9 @@ func TestMetrics(t *testing.T) {
 	m.Read(120*time.Millisecond, metrics.ReadOK, 0)
 	m.Read(800*time.Millisecond, metrics.ReadNeedsLook, 2)
 	m.Rejected("busy")
+	m.QueueDepth(func() int { return 7 })
 	queue := 3
-	m.QueueDepth(func() int { return queue })
+	m.QueueDepth(func() int { return queue }) // a client dialled again: the latest counts
 
 	got := scrape(t, m)
 	for _, want := range []string{
