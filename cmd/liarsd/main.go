@@ -70,16 +70,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		usage(stderr)
 		return 2
 	}
-	if len(args) == 2 && isHelpFlag(args[1]) {
-		// Help asked for is not an error, whatever the subcommand's flag
-		// set returns for it.
-		c.run(ctx, args[1:], stdin, stdout, stderr)
-		return 0
-	}
 	return c.run(ctx, args[1:], stdin, stdout, stderr)
 }
-
-func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }
 
 // parseFlags parses a subcommand's flags. When done, the subcommand returns
 // code at once: 0 after -h (its usage is printed), 2 after a usage error

@@ -55,17 +55,20 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			"\nAn image that cannot be read gets an \"error\" field, and the exit code is 1.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	v, err := vision.ParseView(*view)
 	if err != nil {
-		fmt.Fprintf(stderr, "read: %v\n", err)
-		return 2
+		return usageError(fs, stderr, "-view: %v", err)
 	}
-	if (fs.NArg() == 0) == (*camera == "") || *frames < 1 {
-		fs.Usage()
-		return 2
+	switch {
+	case fs.NArg() == 0 && *camera == "":
+		return usageError(fs, stderr, "no image, folder or -camera to read")
+	case fs.NArg() > 0 && *camera != "":
+		return usageError(fs, stderr, "images and -camera both given: read one or the other")
+	case *frames < 1:
+		return usageError(fs, stderr, "-frames %d: want at least 1", *frames)
 	}
 	if *annotate != "" {
 		if err := os.MkdirAll(*annotate, 0o755); err != nil {
