@@ -126,14 +126,32 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func open(t *testing.T, url string) *browsertest.Page {
+func open(t *testing.T, url string) *browsertest.Page { t.Helper(); return openWith(t, url, "") }
+
+// openWith opens url in a new tab after adding script, which then runs
+// in every document of the tab before the page's own scripts.
+func openWith(t *testing.T, url, script string) *browsertest.Page {
 	t.Helper()
 	b := browsertest.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	p, err := b.Open(ctx, url, 1600, 1000)
+	first := url
+	if script != "" {
+		first = "about:blank"
+	}
+	p, err := b.Open(ctx, first, 1600, 1000)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.Log())
+	}
+	if script != "" {
+		err := p.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": script}, nil)
+		if err == nil {
+			err = p.Call(ctx, "Page.navigate", map[string]any{"url": url}, nil)
+		}
+		if err != nil {
+			p.Close()
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -450,6 +468,42 @@ func TestScoreboardReconnects(t *testing.T) {
 	ref.play(`{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"bob","seed":4}`)
 	waitFor(t, p, "live again with the new game", `document.getElementById('conn').dataset.conn === 'live' &&
 	  document.querySelectorAll('#seats .seat').length === 2`, nil)
+}
+
+// wrapSubscribe, run before the page's scripts, wraps MQTT.js's client so
+// that subscribe runs the given statement instead; orig(topics, opts,
+// cb) subscribes.
+const wrapSubscribe = `(() => { let lib;
+  Object.defineProperty(window, 'mqtt', { configurable: true, get: () => lib, set: v => {
+    // The bundle's exports are getters: a copy takes the wrapped connect.
+    lib = { ...v, connect: function () { const c = v.connect.apply(v, arguments), sub = c.subscribe;
+      const orig = (t, o, cb) => sub.call(c, t, o, cb);
+      c.subscribe = function (t, o, cb) { %s; return c; }; return c; } };
+  }});
+})()`
+
+// TestScoreboardLiveMeansSubscribed: the page says live only once the
+// broker has granted its subscription, so an event published as soon as
+// it says so is drawn (a slow subscription is made here: 1.5 s), and a
+// subscription the broker refuses (an external broker's ACL) is said.
+func TestScoreboardLiveMeansSubscribed(t *testing.T) {
+	st := startStack(t, "t1", nil)
+	ref := newFakeReferee(t, st.broker.URL(), "t1")
+	slow := fmt.Sprintf(wrapSubscribe, "setTimeout(() => orig(t, o, cb), 1500)")
+	p := openWith(t, st.web.URL+"/", slow)
+	waitFor(t, p, "the broker connection", `document.getElementById('conn').dataset.conn === 'live'`, nil)
+	ref.play(`{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`,
+		`{"type":"bid","seat":"ann","quantity":1,"face":4}`)
+	waitFor(t, p, "the bid in the history", `[...document.querySelectorAll('#history li')].some(e => e.dataset.type === 'bid')`, nil)
+
+	refused := fmt.Sprintf(wrapSubscribe, "setTimeout(() => cb && cb(null, [].concat(t).map(x => ({topic: x, qos: 128}))), 0)")
+	r := openWith(t, st.web.URL+"/", refused)
+	var text string
+	waitFor(t, r, "the refusal said", `(() => { const c = document.getElementById('conn'); return c.dataset.conn === 'refused' ? c.textContent : null })()`, &text)
+	if !strings.Contains(text, "refused") {
+		t.Errorf("connection text: got %q; want it to say the broker refused", text)
+	}
+	noConsoleErrors(t, p)
 }
 
 // TestScoreboardChipsAndRounds: chips and the pot where chips are played

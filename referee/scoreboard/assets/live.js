@@ -25,8 +25,8 @@
   }
 
   // connect subscribes to topics and calls onMessage(topic, text) for each
-  // message and onConn(state) with 'connecting', 'live', 'reconnecting' or
-  // 'unavailable'.
+  // message and onConn(state) with 'connecting', 'live', 'reconnecting',
+  // 'refused' (the broker denied the topics) or 'unavailable'.
   function connect(url, topics, onMessage, onConn) {
     if (!url) { onConn('unavailable'); return null; }
     var id = 'liarsd-page-' + Math.random().toString(16).slice(2, 10);
@@ -35,9 +35,13 @@
       protocolVersion: 4, keepalive: 20
     });
     onConn('connecting');
+    // 'live' once the broker has granted the subscription, not at the
+    // connection: until then an event published is not the page's.
     client.on('connect', function () {
-      onConn('live');
-      client.subscribe(topics, { qos: 1 });
+      client.subscribe(topics, { qos: 1 }, function (err, granted) {
+        var refused = err || (granted || []).some(function (g) { return g.qos === 128; });
+        onConn(refused ? 'refused' : 'live');
+      });
     });
     client.on('reconnect', function () { onConn('reconnecting'); });
     client.on('offline', function () { onConn('reconnecting'); });
@@ -53,7 +57,8 @@
 
   var CONN_TEXT = {
     connecting: 'connecting\u2026', live: 'live', reconnecting: 'connection lost \u2013 reconnecting\u2026',
-    unavailable: 'no broker configured for browsers'
+    unavailable: 'no broker configured for browsers',
+    refused: 'the broker refused the subscription'
   };
 
   function showConn(node, state) {
