@@ -18,7 +18,7 @@ import (
 
 // encodedTable renders a small synthetic table and encodes it as ext
 // (".jpg", ".png") with gocv's params.
-func encodedTable(t *testing.T, ext gocv.FileExt, params ...int) []byte {
+func encodedTable(t testing.TB, ext gocv.FileExt, params ...int) []byte {
 	t.Helper()
 	img, _, err := synth.Render(synth.Random(21, synth.RandomOptions{Width: 320, Height: 240, Dice: 4, DieSize: 40}))
 	if err != nil {
@@ -220,3 +220,41 @@ type hugeImage struct{}
 func (hugeImage) ColorModel() color.Model { return color.RGBAModel }
 func (hugeImage) Bounds() image.Rectangle { return image.Rect(0, 0, 100000, 100000) }
 func (hugeImage) At(x, y int) color.Color { return color.White }
+
+// FuzzDecodeImage feeds the reader bytes as a camera or a file might give
+// them: whatever they are, DecodeImage answers an error or a Mat, and a
+// Mat is read into dice that make sense, never a panic. The seeds are a
+// small table as JPEG, PNG and BMP and the headers of the size checks.
+func FuzzDecodeImage(f *testing.F) {
+	f.Add(encodedTable(f, gocv.JPEGFileExt))
+	f.Add(encodedTable(f, gocv.PNGFileExt))
+	f.Add(encodedTable(f, gocv.FileExt(".bmp")))
+	f.Add(pngHeader(12000, 12000))
+	f.Add(bmpHeader(-64, 64))
+	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xC0, 0, 11, 8, 0, 64, 0, 64, 1, 1, 0x11, 0})
+	r := vision.NewReader(vision.Options{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := vision.DecodeImage(data, "fuzz")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "vision: fuzz: ") {
+				t.Fatalf("got %q; want an error naming the image", err)
+			}
+			return
+		}
+		defer m.Close()
+		dice, err := r.Read(m)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "vision: ") {
+				t.Fatalf("got %q; want a vision error", err)
+			}
+			return
+		}
+		for _, d := range dice {
+			guess := d.Face >= 1 && d.Face <= 6 || d.Face == 0 && d.Uncertain
+			if !guess || d.Star && d.Face != 1 || !(d.Confidence >= 0 && d.Confidence <= 1) ||
+				!(d.X >= 0 && d.X <= float64(m.Cols())) || !(d.Y >= 0 && d.Y <= float64(m.Rows())) || !(d.Size > 0) {
+				t.Fatalf("a %dx%d image read as %+v; want a face 1-6 (0 if uncertain), a star only as 1, a confidence 0-1 and a place in the image", m.Cols(), m.Rows(), d)
+			}
+		}
+	})
+}
