@@ -249,6 +249,8 @@ func TestDecide(t *testing.T) {
 		uncertain bool
 	}{
 		{"sure five", Options{}, netOpinion{net: verdict(4, 0.99, 0.95), finder: true}, true, 5, false, false},
+		{"sure five, too small to read", Options{}, netOpinion{net: verdict(4, 0.99, 0.95), finder: true, size: 15}, true, 5, false, true},
+		{"sure five, its face too small to read", Options{}, netOpinion{net: verdict(4, 0.99, 0.95), finder: true, size: 20, rules: &rulesRead{Die: Die{Face: 5, X: 0, Y: 0, Size: 15, Confidence: 0.9}, shape: 1}}, true, 5, false, true},
 		{"sure five, rules agree", Options{}, netOpinion{net: verdict(4, 0.99, 0.95), rules: rules(5, false, false), finder: true}, true, 5, false, false},
 		{"sure five, rules sure of a six", Options{}, netOpinion{net: verdict(4, 0.99, 0.95), rules: rules(6, false, false), finder: true}, true, 5, false, true},
 		{"five in every view, rules sure of a six", Options{}, netOpinion{net: verdict(4, 0.99, 0.98), rules: rules(6, false, false), finder: true}, true, 5, false, false},
@@ -305,6 +307,9 @@ func TestDecide(t *testing.T) {
 		r := NewReader(tt.opts)
 		if tt.o.finder && tt.o.score == 0 {
 			tt.o.score = 0.9 // the finder sure of a die, unless the case says
+		}
+		if tt.o.size == 0 {
+			tt.o.size = 40 // a die of a readable size, unless the case says
 		}
 		d, ok := r.decide(tt.o)
 		if ok != tt.ok {
