@@ -544,6 +544,22 @@ func TestReadBenchSynthetic(t *testing.T) {
 	}
 }
 
+// TestReadBenchSmallDice runs readbench -small: a line for each side of
+// its small dice, every table's 20 dice counted.
+func TestReadBenchSmallDice(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-photos", "", "-synthetic", "0", "-small", "1", "-speed", "0", "-seed", "500"}
+	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
+		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
+	}
+	for _, side := range smallDiceSides {
+		want := fmt.Sprintf("synthetic star dice of %g px (1 tables of 640x480, seeds 500..500): 20 dice: ", side)
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("readbench printed %q; want a line starting %q", out.String(), want)
+		}
+	}
+}
+
 // TestReadBenchCeiling measures the face network alone on a labelled
 // folder of one synthetic table of plain dice.
 func TestReadBenchCeiling(t *testing.T) {

@@ -31,6 +31,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
 	glossy := fs.Int("glossy", 0, "synthetic tables of glossy star dice (every pip's rim catching the light, half of them dark translucent dice) to measure; 0 skips them")
 	marbled := fs.Int("marbled", 0, "synthetic tables of marbled star dice (veins through every die's body) to measure; 0 skips them")
+	small := fs.Int("small", 0, "synthetic tables of small star dice (640x480, 20 dice) at each side from 10 to 24 px, to see where reads stop: no die under 16 px is read confidently; 0 skips them")
 	cocked := fs.Int("cocked", 0, "synthetic tables with a quarter of their dice cocked, to count cocked dice read wrong without a flag; 0 skips them")
 	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
 	annotate := fs.String("annotate", "", "folder to write annotated images into")
@@ -55,7 +56,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	for _, n := range []struct {
 		name  string
 		value int
-	}{{"synthetic", *synthetic}, {"marbled", *marbled}, {"glossy", *glossy}, {"cocked", *cocked}, {"speed", *speed}} {
+	}{{"synthetic", *synthetic}, {"marbled", *marbled}, {"glossy", *glossy}, {"small", *small}, {"cocked", *cocked}, {"speed", *speed}} {
 		if n.value < 0 {
 			return usageError(fs, stderr, "-%s %d: want 0 (skip) or more", n.name, n.value)
 		}
@@ -147,12 +148,23 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		if set.tables <= 0 {
 			continue
 		}
-		score, err := benchSynthetic(ctx, reader, *seed, set.tables, set.kind, *annotate, *verbose, stdout)
+		score, err := benchSynthetic(ctx, reader, *seed, set.tables, set.kind, synthKind(set.kind), *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "synthetic %s (%d tables, seeds %d..%d): %v\n", set.name, set.tables, *seed, *seed+int64(set.tables)-1, score)
+	}
+	for _, side := range smallDiceSides {
+		if *small <= 0 {
+			break
+		}
+		score, err := benchSynthetic(ctx, reader, *seed, *small, fmt.Sprintf("small-%gpx", side), smallDice(side), *annotate, *verbose, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "synthetic star dice of %g px (%d tables of 640x480, seeds %d..%d): %v\n", side, *small, *seed, *seed+int64(*small)-1, score)
 	}
 	if *cocked > 0 {
 		score, err := benchCocked(ctx, reader, *seed, *cocked, *verbose, stdout)

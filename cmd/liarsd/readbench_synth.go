@@ -40,11 +40,10 @@ func readSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int
 	return nil
 }
 
-// benchSynthetic reads n synthetic tables of star dice (a third of the dice
-// show the star, in all three artworks), every die marbled or glossy when
-// kind says so ("marbled", "glossy"; else "synth"), and scores the reads.
-func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, kind string, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
-	var total vision.Score
+// synthKind returns the options of synthetic tables of star dice (a third
+// of the dice show the star, in all three artworks), every die marbled or
+// glossy when kind says so ("marbled", "glossy"; else "synth").
+func synthKind(kind string) synth.RandomOptions {
 	opts := synth.RandomOptions{StarShare: 1.0 / 3}
 	switch kind {
 	case "marbled":
@@ -52,6 +51,24 @@ func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n in
 	case "glossy":
 		opts.Glossy = 1
 	}
+	return opts
+}
+
+// smallDiceSides are the sides, in pixels, of readbench -small's tables:
+// dice a camera sees too small to read (under 16 px) and just large
+// enough.
+var smallDiceSides = []float64{10, 12, 14, 16, 20, 24}
+
+// smallDice returns the options of a 640x480 table of 20 star dice of the
+// given side.
+func smallDice(side float64) synth.RandomOptions {
+	return synth.RandomOptions{Width: 640, Height: 480, Dice: 20, DieSize: side, StarShare: 1.0 / 3}
+}
+
+// benchSynthetic reads n synthetic tables made with opts and scores the
+// reads; kind names them in the listing and the annotated images.
+func benchSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int, kind string, opts synth.RandomOptions, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+	var total vision.Score
 	err := readSynthetic(ctx, reader, seed, n, opts, func(s uint64, img *gocv.Mat, truth, dice []vision.Die) {
 		score, errs := vision.Compare(dice, truthLabels(truth))
 		total.Add(score)
