@@ -173,7 +173,7 @@ func TestUncertainDice(t *testing.T) {
 // camera too far or too coarse for the table) and an image of noise are
 // flagged uncertain, never read confidently. Before the reader's floor on
 // a die's side, a third of 10 px dice were read confidently and one in
-// seven of those wrong, and noise gave confident 6s of 9-11 px. (A die
+// seven of those wrong, and noise gave confident dice of 9-14 px. (A die
 // the finder measures at twice its size escapes the floor: 3 of 800 dice
 // of 10 px on the tuning seeds; docs/vision.md.)
 func TestTooSmallToRead(t *testing.T) {
