@@ -118,10 +118,11 @@ bench: deps
 	# the repository), and the face network's alone at the labelled boxes
 	# and at the finder's (-ceiling: how far a decision on its probability
 	# alone could go), on
-	# synthetic star dice (plain, marbled, glossy, cocked), and one core's speed
+	# synthetic star dice (plain, marbled, glossy, saved as small JPEGs, cocked),
+	# and one core's speed
 	# (taskset keeps OpenCV's and OpenBLAS's threads on that core too).
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
-	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -ceiling 0.005 -synthetic 200 -marbled 200 -glossy 200 -cocked 200 -speed 100
+	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -ceiling 0.005 -synthetic 200 -marbled 200 -glossy 200 -jpeg 200 -cocked 200 -speed 100
 
 # train remakes the committed face networks (vision/model/facenet.json)
 # from the photographs' train/ split and synthetic tables, as they were

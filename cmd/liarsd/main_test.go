@@ -122,6 +122,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"read"}, "usage: liarsd read"},
 		{[]string{"readbench", "extra", "-photos", ""}, `stray argument "extra"`},
 		{[]string{"readbench", "-synthetic", "-1"}, "-synthetic -1"},
+		{[]string{"readbench", "-jpeg", "-1"}, "-jpeg -1"},
 		{[]string{"readbench", "-ceiling", "2"}, "-ceiling 2"},
 		{[]string{"readbench", "-subset", "even"}, "-subset is for the train split"},
 		{[]string{"readbench", "-split", "train", "-subset", "third"}, "-subset"},

@@ -471,7 +471,7 @@ func TestReadMatNoDice(t *testing.T) {
 // TestReadTrainBadFlags refuses training options that make no sense
 // before it loads anything.
 func TestReadTrainBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-cocked", "1.5"}, {"-cocked", "-0.1"}, {"-holdout", "third"}, {"-photo-weight", "0"}, {"-marbled", "2"}, {"-glossy", "1.5"}} {
+	for _, args := range [][]string{{"-cocked", "1.5"}, {"-cocked", "-0.1"}, {"-holdout", "third"}, {"-photo-weight", "0"}, {"-marbled", "2"}, {"-glossy", "1.5"}, {"-jpeg", "1.5"}, {"-jpeg", "-1"}} {
 		var out, errOut bytes.Buffer
 		if code := runReadTrain(context.Background(), args, nil, &out, &errOut); code != 2 {
 			t.Errorf("readtrain %q: exit %d; want 2", args, code)
@@ -518,16 +518,16 @@ func TestParseSubset(t *testing.T) {
 	}
 }
 
-// TestReadBenchSynthetic runs readbench's synthetic, marbled, glossy and
+// TestReadBenchSynthetic runs readbench's synthetic, marbled, glossy, JPEG and
 // cocked-dice measures on a table or two each and checks they report what
 // they counted.
 func TestReadBenchSynthetic(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"-photos", "", "-synthetic", "1", "-marbled", "1", "-glossy", "1", "-cocked", "2", "-speed", "0", "-seed", "3"}
+	args := []string{"-photos", "", "-synthetic", "1", "-marbled", "1", "-glossy", "1", "-jpeg", "1", "-cocked", "2", "-speed", "0", "-seed", "3"}
 	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
 		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
 	}
-	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic marbled star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic glossy star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
+	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic marbled star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic glossy star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic star dice saved as small JPEGs (1 tables, seeds 3..3): 30 dice: ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("readbench printed %q; want a line starting %q", out.String(), want)
 		}

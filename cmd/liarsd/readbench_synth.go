@@ -42,7 +42,8 @@ func readSynthetic(ctx context.Context, reader *vision.Reader, seed int64, n int
 
 // synthKind returns the options of synthetic tables of star dice (a third
 // of the dice show the star, in all three artworks), every die marbled or
-// glossy when kind says so ("marbled", "glossy"; else "synth").
+// glossy, or every table saved as a small JPEG, when kind says so
+// ("marbled", "glossy", "jpeg"; else "synth").
 func synthKind(kind string) synth.RandomOptions {
 	opts := synth.RandomOptions{StarShare: 1.0 / 3}
 	switch kind {
@@ -50,6 +51,8 @@ func synthKind(kind string) synth.RandomOptions {
 		opts.Marbled = 1
 	case "glossy":
 		opts.Glossy = 1
+	case "jpeg":
+		opts.JPEG = 1
 	}
 	return opts
 }

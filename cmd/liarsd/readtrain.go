@@ -33,6 +33,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	seed := fs.Uint64("seed", 1, "seed of the training's own randomness")
 	cocked := fs.Float64("cocked", 0, "share of the synthetic tables' dice drawn cocked (leaning, unreadable: the face network's \"unreadable\" class)")
 	marbled := fs.Float64("marbled", 0, "share of the synthetic tables' dice drawn marbled (veins through the body that are not pips)")
+	jpegShare := fs.Float64("jpeg", 0, "share of the synthetic tables saved as small JPEGs (quality 35 to 75, at 0.45 to 0.85 of their size), as the photographs are: blocks and coarse colour around small pips")
 	glossy := fs.Float64("glossy", 0, "share of the synthetic tables' dice drawn with glossy pips whose rims catch the light, half of them tinted translucent dice")
 	out := fs.String("o", "vision/model/face.json", "where to write the face classifier's weights; empty skips it")
 	finderOut := fs.String("finder-o", "vision/model/finder.json", "where to write the dice finder's weights; empty skips it")
@@ -68,7 +69,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	for _, share := range []struct {
 		name  string
 		value float64
-	}{{"cocked", *cocked}, {"marbled", *marbled}, {"glossy", *glossy}} {
+	}{{"cocked", *cocked}, {"marbled", *marbled}, {"glossy", *glossy}, {"jpeg", *jpegShare}} {
 		if share.value < 0 || share.value > 1 {
 			fmt.Fprintf(stderr, "readtrain: -%s %v: want a share from 0 to 1\n", share.name, share.value)
 			return 2
@@ -106,7 +107,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			if s%2 == 1 {
 				o = synth.RandomOptions{Stars: []synth.Artwork{synth.Pip}}
 			}
-			o.Cocked, o.Marbled, o.Glossy = *cocked, *marbled, *glossy
+			o.Cocked, o.Marbled, o.Glossy, o.JPEG = *cocked, *marbled, *glossy, *jpegShare
 			return synth.Render(synth.Random(s, o))
 		},
 		Exclude:     exclude,

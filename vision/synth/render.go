@@ -78,7 +78,49 @@ func Render(s Scene) (gocv.Mat, []vision.Die, error) {
 			return gocv.Mat{}, nil, err
 		}
 	}
+	if s.JPEGQuality > 0 {
+		if err := saveJPEG(&out, s.JPEGQuality, s.JPEGScale); err != nil {
+			out.Close()
+			return gocv.Mat{}, nil, err
+		}
+	}
 	return out, truth, nil
+}
+
+// saveJPEG replaces img by what a JPEG of the given quality holds of it,
+// saved at scale times its size when scale is between 0 and 1 (and
+// enlarged back, as a small photograph is for reading).
+func saveJPEG(img *gocv.Mat, quality int, scale float64) error {
+	src := *img
+	if scale > 0 && scale < 1 {
+		small := gocv.NewMat()
+		defer small.Close()
+		size := image.Point{X: max(int(float64(img.Cols())*scale+0.5), 8), Y: max(int(float64(img.Rows())*scale+0.5), 8)}
+		gocv.Resize(*img, &small, size, 0, 0, gocv.InterpolationArea)
+		src = small
+	}
+	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, src, []int{gocv.IMWriteJpegQuality, quality})
+	if err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	defer buf.Close()
+	saved, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
+	if err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
+	if saved.Empty() {
+		saved.Close()
+		return fmt.Errorf("synth: a JPEG of quality %d did not decode", quality)
+	}
+	if saved.Cols() != img.Cols() || saved.Rows() != img.Rows() {
+		back := gocv.NewMat()
+		gocv.Resize(saved, &back, image.Point{X: img.Cols(), Y: img.Rows()}, 0, 0, gocv.InterpolationLinear)
+		saved.Close()
+		saved = back
+	}
+	img.Close()
+	*img = saved
+	return nil
 }
 
 // paintTable fills the canvas with the table's colour and grain.

@@ -121,6 +121,14 @@ type Scene struct {
 	// (sigma, grey levels); Perspective how far the camera is off straight
 	// down (corner displacement as a share of the image, 0 to about 0.08).
 	Blur, Noise, Perspective float64
+	// JPEGQuality, when 1 to 100, saves the image as a JPEG of that
+	// quality (4:2:0, as phones and most cameras do) and reads it back:
+	// the coarse colour and ringing around small pips of a compressed
+	// photograph. 0 leaves the image as drawn. JPEGScale, between 0 and
+	// 1, saves the JPEG at that share of the image's size and enlarges it
+	// back: dice as small in the JPEG as the photographs' (20-45 px).
+	JPEGQuality int
+	JPEGScale   float64
 	// Seed drives every random choice in rendering (texture, noise, which
 	// dice catch glare, the perspective's direction).
 	Seed uint64
@@ -131,6 +139,9 @@ type Scene struct {
 func (s Scene) Validate() error {
 	if s.Width < 32 || s.Height < 32 || s.Width > 8192 || s.Height > 8192 {
 		return fmt.Errorf("synth: image size %dx%d out of range", s.Width, s.Height)
+	}
+	if s.JPEGQuality < 0 || s.JPEGQuality > 100 || s.JPEGScale < 0 || s.JPEGScale > 1 {
+		return fmt.Errorf("synth: JPEG quality %d or scale %v not in 0-100 and 0-1", s.JPEGQuality, s.JPEGScale)
 	}
 	for i, d := range s.Dice {
 		if d.Face < 1 || d.Face > 6 {
@@ -336,6 +347,10 @@ type RandomOptions struct {
 	// translucent dice (Tints), as many of the photographs' dice are.
 	// Default 0.
 	Glossy float64
+	// JPEG is the share of scenes saved as a small JPEG, as the
+	// photographs are (Scene.JPEGQuality 35 to 75, JPEGScale 0.45 to
+	// 0.85: dice of about 22 to 41 px in the JPEG). Default 0.
+	JPEG float64
 }
 
 // Random returns a realistic random scene: a table, dice of many colours
@@ -378,6 +393,14 @@ func Random(seed uint64, o RandomOptions) Scene {
 	// with and without it but for the veins.
 	marbles := rand.New(rand.NewPCG(seed, 0x3a7b1e))
 	gloss := rand.New(rand.NewPCG(seed, 0x91e75))
+	if o.JPEG > 0 {
+		// Its own stream too: the scene is the same but for the saving.
+		jpeg := rand.New(rand.NewPCG(seed, 0x19e6))
+		if jpeg.Float64() < o.JPEG {
+			s.JPEGQuality = 35 + jpeg.IntN(41)
+			s.JPEGScale = 0.45 + 0.4*jpeg.Float64()
+		}
+	}
 	dice := make([]Die, o.Dice)
 	for i := range dice {
 		p := Palettes[rng.IntN(len(Palettes))]

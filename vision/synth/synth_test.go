@@ -5,7 +5,10 @@ import (
 	"errors"
 	"image/color"
 	"math"
+	"reflect"
 	"testing"
+
+	"gocv.io/x/gocv"
 
 	"github.com/liarsd/liarsd/vision/synth"
 )
@@ -84,6 +87,9 @@ func TestValidate(t *testing.T) {
 		{Width: 100, Height: 100, Dice: []synth.Die{{Face: 7}}},
 		{Width: 100, Height: 100, Dice: []synth.Die{{Face: 2, Hidden: 2}}},
 		{Width: 100, Height: 100, Dice: []synth.Die{{Face: 2, X: -500, Y: -500}}},
+		{Width: 100, Height: 100, JPEGQuality: 101},
+		{Width: 100, Height: 100, JPEGQuality: -1},
+		{Width: 100, Height: 100, JPEGQuality: 50, JPEGScale: 1.5},
 	} {
 		if img, _, err := synth.Render(s); err == nil {
 			img.Close()
@@ -223,6 +229,70 @@ func TestRandomGlossy(t *testing.T) {
 	}
 	if n < 5 || n > 25 || tinted == 0 || tinted >= n {
 		t.Errorf("%d of %d dice glossy (%d tinted) with Glossy 0.5", n, len(glossy.Dice), tinted)
+	}
+}
+
+// TestRandomJPEG checks that RandomOptions.JPEG draws from a stream of its
+// own (the scene is the same but for the saving) and saves about that share
+// of scenes, at qualities and scales in range.
+func TestRandomJPEG(t *testing.T) {
+	saved := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		plain := synth.Random(seed, synth.RandomOptions{Dice: 6, Glossy: 0.3})
+		s := synth.Random(seed, synth.RandomOptions{Dice: 6, Glossy: 0.3, JPEG: 0.5})
+		if plain.JPEGQuality != 0 || plain.JPEGScale != 0 {
+			t.Errorf("seed %d: JPEG quality %d, scale %v with no JPEG share", seed, plain.JPEGQuality, plain.JPEGScale)
+		}
+		if s.JPEGQuality != 0 {
+			saved++
+			if s.JPEGQuality < 35 || s.JPEGQuality > 75 || s.JPEGScale < 0.45 || s.JPEGScale > 0.85 {
+				t.Errorf("seed %d: JPEG quality %d, scale %v; want 35-75 and 0.45-0.85", seed, s.JPEGQuality, s.JPEGScale)
+			}
+		}
+		s.JPEGQuality, s.JPEGScale = 0, 0
+		if !reflect.DeepEqual(s, plain) {
+			t.Errorf("seed %d: the scene changed with a JPEG share: got %+v; want %+v", seed, s, plain)
+		}
+	}
+	if saved < 10 || saved > 30 {
+		t.Errorf("%d of 40 scenes saved as JPEG with a share of 0.5; want about 20", saved)
+	}
+}
+
+// TestRenderJPEG checks that a scene saved as a small JPEG keeps its size
+// and its dice, and loses the fine detail a JPEG loses: the camera's noise
+// is smoothed, so neighbouring pixels differ less.
+func TestRenderJPEG(t *testing.T) {
+	s := synth.Random(3, synth.RandomOptions{Width: 320, Height: 240, Dice: 5, DieSize: 40})
+	plain, want, err := synth.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	s.JPEGQuality, s.JPEGScale = 40, 0.5
+	saved, got, err := synth.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer saved.Close()
+	if saved.Cols() != 320 || saved.Rows() != 240 || saved.Type() != plain.Type() {
+		t.Fatalf("got a %dx%d image of type %v; want 320x240 of type %v", saved.Cols(), saved.Rows(), saved.Type(), plain.Type())
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dice: got %v; want %v (saving changes no die)", got, want)
+	}
+	// roughness is the mean absolute difference of horizontal neighbours.
+	roughness := func(img gocv.Mat) float64 {
+		b := img.ToBytes()
+		sum := 0
+		for i := 3; i < len(b); i++ {
+			d := int(b[i]) - int(b[i-3])
+			sum += max(d, -d)
+		}
+		return float64(sum) / float64(len(b))
+	}
+	if p, j := roughness(plain), roughness(saved); j > 0.7*p {
+		t.Errorf("roughness %.2f saved against %.2f drawn; want the JPEG clearly smoother", j, p)
 	}
 }
 
