@@ -104,13 +104,9 @@ func saveJPEG(img *gocv.Mat, quality int, scale float64) error {
 		return fmt.Errorf("synth: %w", err)
 	}
 	defer buf.Close()
-	saved, err := gocv.IMDecode(buf.GetBytes(), gocv.IMReadColor)
+	saved, err := vision.DecodeImage(buf.GetBytes(), fmt.Sprintf("a JPEG of quality %d", quality))
 	if err != nil {
 		return fmt.Errorf("synth: %w", err)
-	}
-	if saved.Empty() {
-		saved.Close()
-		return fmt.Errorf("synth: a JPEG of quality %d did not decode", quality)
 	}
 	if saved.Cols() != img.Cols() || saved.Rows() != img.Rows() {
 		back := gocv.NewMat()
