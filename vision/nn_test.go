@@ -216,3 +216,56 @@ func BenchmarkFaceNetLesson(b *testing.B) {
 		n.backward(x, p, g)
 	}
 }
+
+// TestWeightAverage checks the moving average against the formula, its
+// fast start included.
+func TestWeightAverage(t *testing.T) {
+	n := newNetwork(1, shape{1, 1, 1}, nnLayer{Kind: layerDense, Out: 1})
+	n.Layers[0].W[0], n.Layers[0].B[0] = 10, -10
+	a := newWeightAverage(n, 0.5)
+	want := []float64{10, -10}
+	for step, w := range []float32{1, 2, 3, 4} {
+		n.Layers[0].W[0], n.Layers[0].B[0] = w, -w
+		a.update(n)
+		d := math.Min(0.5, float64(2+step)/float64(11+step))
+		want[0] = d*want[0] + (1-d)*float64(w)
+		want[1] = d*want[1] - (1-d)*float64(w)
+	}
+	a.apply(n)
+	if got := n.Layers[0].W[0]; math.Abs(float64(got)-want[0]) > 1e-5 {
+		t.Errorf("averaged weight %v; want %v", got, want[0])
+	}
+	if got := n.Layers[0].B[0]; math.Abs(float64(got)-want[1]) > 1e-5 {
+		t.Errorf("averaged bias %v; want %v", got, want[1])
+	}
+}
+
+// TestFitAverage trains a one-weight network on noisy targets: the last
+// step's weights wander with the noise, their average settles near the
+// answer (0.5).
+func TestFitAverage(t *testing.T) {
+	in := shape{1, 1, 1}
+	train := func(seed uint64, average float64) float64 {
+		n := newNetwork(seed, in, nnLayer{Kind: layerDense, Out: 1})
+		err := fit(n, in, 64, fitOptions{Epochs: 40, Batch: 1, LR: 0.2, Seed: seed, Average: average},
+			func(_ int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
+				x[0] = 1
+				out := n.forward(x, p)
+				target := 0.5 + float32(rng.NormFloat64())
+				p.grad[len(p.grad)-1][0] = out[0] - target
+				return 0.5 * float64((out[0]-target)*(out[0]-target)), 0, 0
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return math.Abs(float64(n.Layers[0].W[0]+n.Layers[0].B[0]) - 0.5)
+	}
+	var last, averaged float64
+	for seed := uint64(1); seed <= 8; seed++ {
+		last += train(seed, 0)
+		averaged += train(seed, 0.995)
+	}
+	if averaged > last/2 {
+		t.Errorf("mean distance from the answer: averaged %.4f, last weights %.4f; want the average at most half as far", averaged/8, last/8)
+	}
+}

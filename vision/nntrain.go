@@ -4,16 +4,22 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 )
 
 // fitOptions say how a network is trained.
 type fitOptions struct {
-	Epochs  int
-	Batch   int     // examples per update
-	LR      float64 // Adam's step at the start; it decays to a tenth by the end
-	Decay   float64 // weight decay
-	Workers int     // goroutines sharing each batch
+	Epochs int
+	Batch  int     // examples per update
+	LR     float64 // Adam's step at the start; it decays to a tenth by the end
+	Decay  float64 // weight decay
+	// Average, between 0 and 1, is the decay of an exponential moving
+	// average of the weights over the steps (weightAverage): the network
+	// ends with that average instead of the last step's weights. 0 keeps
+	// the last weights.
+	Average float64
+	Workers int // goroutines sharing each batch
 	Seed    uint64
 	Logf    func(format string, args ...any)
 	// Ctx stops the training between two batches when it is done; nil
@@ -55,6 +61,10 @@ func fit(n *network, in shape, count int, o fitOptions, learn lesson) error {
 	shuffle := rand.New(rand.NewPCG(o.Seed, 0xba7c4))
 	steps := o.Epochs * ((count + o.Batch - 1) / o.Batch)
 	step := 0
+	var avg *weightAverage
+	if o.Average > 0 {
+		avg = newWeightAverage(n, o.Average)
+	}
 	for epoch := 0; epoch < o.Epochs; epoch++ {
 		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var loss float64
@@ -94,6 +104,9 @@ func fit(n *network, in shape, count int, o fitOptions, learn lesson) error {
 			lr := o.LR * (0.1 + 0.9*0.5*(1+math.Cos(math.Pi*float64(step)/float64(steps))))
 			opt.step(n, ws[0].g, len(batch), lr, o.Decay)
 			step++
+			if avg != nil {
+				avg.update(n)
+			}
 		}
 		switch {
 		case o.Logf == nil:
@@ -103,5 +116,53 @@ func fit(n *network, in shape, count int, o fitOptions, learn lesson) error {
 			o.Logf("epoch %d: loss %.4f", epoch+1, loss/float64(count))
 		}
 	}
+	if avg != nil {
+		avg.apply(n)
+	}
 	return nil
+}
+
+// weightAverage is an exponential moving average of a network's weights
+// over the steps of its training (Polyak averaging). The last step's
+// weights carry the noise of its batch; their average over the last
+// epochs sits nearer the middle of where the training wandered, which
+// generalises better and differs less from one training to the next.
+type weightAverage struct {
+	decay float64
+	steps int
+	w, b  [][]float32 // per layer, as n.Layers[i].W and B
+}
+
+// newWeightAverage starts an average at n's weights.
+func newWeightAverage(n *network, decay float64) *weightAverage {
+	a := &weightAverage{decay: decay, w: make([][]float32, len(n.Layers)), b: make([][]float32, len(n.Layers))}
+	for i, l := range n.Layers {
+		a.w[i], a.b[i] = slices.Clone(l.W), slices.Clone(l.B)
+	}
+	return a
+}
+
+// update folds n's weights into the average. The first steps count for
+// more (the decay rises to its value as (1+t)/(10+t)), so that the random
+// start fades within a few steps instead of thousands.
+func (a *weightAverage) update(n *network) {
+	a.steps++
+	d := math.Min(a.decay, float64(1+a.steps)/float64(10+a.steps))
+	fold := func(avg, w []float32) {
+		for i, v := range w {
+			avg[i] = float32(d*float64(avg[i]) + (1-d)*float64(v))
+		}
+	}
+	for i, l := range n.Layers {
+		fold(a.w[i], l.W)
+		fold(a.b[i], l.B)
+	}
+}
+
+// apply puts the average into n's weights.
+func (a *weightAverage) apply(n *network) {
+	for i, l := range n.Layers {
+		copy(l.W, a.w[i])
+		copy(l.B, a.b[i])
+	}
 }

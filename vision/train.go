@@ -37,6 +37,10 @@ type TrainOptions struct {
 	// network's passes (defaults 60 and 100); FaceNets is how many face
 	// networks, from different seeds, are averaged (default 2).
 	FinderEpochs, FaceNetEpochs, FaceNets int
+	// FaceNetAverage, between 0 and 1, is the decay of the moving average
+	// of each face network's weights it ends with (Polyak averaging); 0
+	// keeps the last step's weights.
+	FaceNetAverage float64
 	// PhotoWeight is how many times a photographed die counts against a
 	// synthetic one, for the face classifier and the face network (default
 	// 2): the photographs are fewer and harder.

@@ -132,6 +132,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"readtrain", "-epochs", "0"}, "-epochs 0"},
 		{[]string{"readtrain", "-workers", "0"}, "-workers 0"},
 		{[]string{"readtrain", "-synthetic", "-1"}, "-synthetic -1"},
+		{[]string{"readtrain", "-facenet-average", "1"}, "-facenet-average 1"},
+		{[]string{"readtrain", "-facenet-average", "-0.5"}, "-facenet-average -0.5"},
 		{[]string{"run", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "--homeassistant"}, "needs --table"},
