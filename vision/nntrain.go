@@ -125,8 +125,10 @@ func fit(n *network, in shape, count int, o fitOptions, learn lesson) error {
 // weightAverage is an exponential moving average of a network's weights
 // over the steps of its training (Polyak averaging). The last step's
 // weights carry the noise of its batch; their average over the last
-// epochs sits nearer the middle of where the training wandered, which
-// generalises better and differs less from one training to the next.
+// epochs sits nearer the middle of where the training wandered, the usual
+// remedy for a spread from one training to the next. (For the face
+// networks, whose step the cosine schedule already brings down to a
+// tenth, it read the same held-out dice: docs/vision-history.md.)
 type weightAverage struct {
 	decay float64
 	steps int
