@@ -144,9 +144,9 @@ func newWeightAverage(n *network, decay float64) *weightAverage {
 	return a
 }
 
-// update folds n's weights into the average. The first steps count for
-// more (the decay rises to its value as (1+t)/(10+t)), so that the random
-// start fades within a few steps instead of thousands.
+// update folds n's weights into the average. Early on the average follows
+// the weights closely (its decay rises to its value as (1+t)/(10+t)), so
+// that the random start fades within a few steps instead of thousands.
 func (a *weightAverage) update(n *network) {
 	a.steps++
 	d := math.Min(a.decay, float64(1+a.steps)/float64(10+a.steps))
