@@ -248,13 +248,23 @@ type faceExample struct {
 	hard       bool
 }
 
-// trainFaceNet trains one face network on the tables.
-func trainFaceNet(tables []trainTable, photoWeight int, o fitOptions) (*network, error) {
+// trainFaceNet trains one face network on the tables. hardWeight, 0 or
+// more, counts a photographed die more the worse the network read it the
+// last time it saw it (hardDieWeight); 0 counts every die alike.
+func trainFaceNet(tables []trainTable, photoWeight int, hardWeight float64, o fitOptions) (*network, error) {
 	examples := faceExamples(tables, photoWeight)
+	// lastLoss is each example's loss when last seen. A batch's examples
+	// are all different and each is one worker's, so no two goroutines
+	// touch the same entry at once.
+	lastLoss := make([]float32, len(examples))
 	n := newFaceNet(o.Seed)
 	err := fit(n, faceNetShape, len(examples), o, func(k int, rng *rand.Rand, x []float32, p *pass) (float64, int, int) {
 		e := examples[k]
 		t := &tables[e.table]
+		weight := float32(1)
+		if hardWeight > 0 && t.photo && e.die >= 0 && !e.hard {
+			weight = hardDieWeight(hardWeight, float64(lastLoss[k]))
+		}
 		cx, cy, side, class := faceWindow(t, e, rng)
 		cj := colourJitter{perm: [3]int{0, 1, 2}, gray: rng.IntN(10) == 0}
 		if rng.IntN(2) == 0 {
@@ -287,16 +297,35 @@ func trainFaceNet(tables []trainTable, photoWeight int, o fitOptions) (*network,
 			}
 		}
 		out[class]--
+		if weight != 1 {
+			for c := range out {
+				out[c] *= weight
+			}
+		}
 		right := 0
 		if best == class {
 			right = 1
 		}
-		return -math.Log(math.Max(probs[class], 1e-9)), right, 1
+		loss := -math.Log(math.Max(probs[class], 1e-9))
+		lastLoss[k] = float32(loss)
+		return loss, right, 1
 	})
 	if err != nil {
 		return nil, err
 	}
 	return n, nil
+}
+
+// hardDieWeight is how much a photographed die counts in the face
+// network's training when its loss was lastLoss the last time the network
+// saw it: 1 for a die read surely right, rising with the loss to 1 +
+// strength at a loss of 2 (the right face at 14%) or more. The dice the
+// networks stay unsure of are few among the photographs (small dark
+// translucent dice with red pips): counting every photograph more did not
+// help (readtrain -photo-weight), counting the hard ones more is aimed at
+// them.
+func hardDieWeight(strength, lastLoss float64) float32 {
+	return float32(1 + strength*math.Min(math.Max(lastLoss, 0), 2)/2)
 }
 
 // faceExamples lists what a pass of the face network's training shows it:

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -119,5 +120,60 @@ func TestFaceExamples(t *testing.T) {
 			t.Errorf("photo weight %d: got %d dice (%d photographed), %d on no die, %d hard; want %d (%d), %d, %d",
 				tt.weight, dice, photoDice, none, hard, tt.dice, tt.photoDice, tt.none, tt.hard)
 		}
+	}
+}
+
+func TestHardDieWeight(t *testing.T) {
+	for _, tt := range []struct {
+		strength, loss float64
+		want           float32
+	}{
+		{2, 0, 1},     // never seen, or read surely right
+		{2, 1, 2},     // halfway to the cap
+		{2, 2, 3},     // the right face at 14%: the cap
+		{2, 9, 3},     // surely wrong counts no more than the cap
+		{0.5, 2, 1.5}, // the strength is the most added
+		{2, -1, 1},    // no loss is below 0; nor is a weight below 1
+	} {
+		if got := hardDieWeight(tt.strength, tt.loss); math.Abs(float64(got-tt.want)) > 1e-6 {
+			t.Errorf("hardDieWeight(%v, %v) = %v; want %v", tt.strength, tt.loss, got, tt.want)
+		}
+	}
+}
+
+// TestTrainFaceNetHardWeight checks that the hard dice's weight reaches
+// the training, and only for photographed dice: on a synthetic table it
+// changes nothing.
+func TestTrainFaceNetHardWeight(t *testing.T) {
+	table := func(photo bool) []trainTable {
+		const w, h = 96, 64
+		pix := make([]byte, w*h*3)
+		for i := range pix {
+			pix[i] = byte(i * 7 % 251)
+		}
+		return []trainTable{{pix: pix, w: w, h: h, photo: photo, dice: []truthDie{
+			{x: 24, y: 32, size: 20, class: 0}, {x: 72, y: 32, size: 20, class: 5},
+		}}}
+	}
+	train := func(tables []trainTable, hard float64) *network {
+		n, err := trainFaceNet(tables, 1, hard, fitOptions{Epochs: 3, Batch: 2, LR: 1e-2, Workers: 1, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	same := func(a, b *network) bool {
+		for i := range a.Layers {
+			if !slices.Equal(a.Layers[i].W, b.Layers[i].W) || !slices.Equal(a.Layers[i].B, b.Layers[i].B) {
+				return false
+			}
+		}
+		return true
+	}
+	if !same(train(table(false), 0), train(table(false), 2)) {
+		t.Error("synthetic dice: the hard weight changed the training; want no change")
+	}
+	if same(train(table(true), 0), train(table(true), 2)) {
+		t.Error("photographed dice: the hard weight changed nothing; want the hard dice counted more")
 	}
 }

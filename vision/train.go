@@ -41,6 +41,11 @@ type TrainOptions struct {
 	// of each face network's weights it ends with (Polyak averaging); 0
 	// keeps the last step's weights.
 	FaceNetAverage float64
+	// FaceNetHardWeight, 0 or more, counts a photographed die in the face
+	// networks' training more the worse they read it when they last saw
+	// it, up to 1 + FaceNetHardWeight times (hardDieWeight); 0 counts
+	// every die alike.
+	FaceNetHardWeight float64
 	// PhotoWeight is how many times a photographed die counts against a
 	// synthetic one, for the face classifier and the face network (default
 	// 2): the photographs are fewer and harder.

@@ -34,6 +34,9 @@ func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Wr
 	if o.FaceNetAverage < 0 || o.FaceNetAverage >= 1 {
 		return fmt.Errorf("vision: face network weight average %v: want a decay from 0 (none) to below 1", o.FaceNetAverage)
 	}
+	if o.FaceNetHardWeight < 0 {
+		return fmt.Errorf("vision: face network hard dice weight %v: want 0 (none) or more", o.FaceNetHardWeight)
+	}
 	tables, err := loadTrainTables(o)
 	if err != nil {
 		return err
@@ -86,7 +89,7 @@ func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Wr
 		go func() {
 			defer wg.Done()
 			seed := o.Seed + uint64(i)
-			f.Nets[i], errs[i] = trainFaceNet(tables, o.photoWeight(), fitOptions{Epochs: o.FaceNetEpochs, Batch: 32, LR: 6e-3, Decay: 1e-4, Average: o.FaceNetAverage,
+			f.Nets[i], errs[i] = trainFaceNet(tables, o.photoWeight(), o.FaceNetHardWeight, fitOptions{Epochs: o.FaceNetEpochs, Batch: 32, LR: 6e-3, Decay: 1e-4, Average: o.FaceNetAverage,
 				Workers: max(o.Workers/o.FaceNets, 1), Seed: seed, Ctx: ctx,
 				Logf: func(format string, args ...any) {
 					mu.Lock()
@@ -99,6 +102,9 @@ func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Wr
 			f.Nets[i].Trained = fmt.Sprintf("%s, photographs counted %d times, %d epochs, seed %d", source, o.photoWeight(), o.FaceNetEpochs, seed)
 			if o.FaceNetAverage > 0 {
 				f.Nets[i].Trained += fmt.Sprintf(", weights averaged (decay %v)", o.FaceNetAverage)
+			}
+			if o.FaceNetHardWeight > 0 {
+				f.Nets[i].Trained += fmt.Sprintf(", hard photographed dice weighted up to %v more", o.FaceNetHardWeight)
 			}
 		}()
 	}

@@ -134,6 +134,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"readtrain", "-synthetic", "-1"}, "-synthetic -1"},
 		{[]string{"readtrain", "-facenet-average", "1"}, "-facenet-average 1"},
 		{[]string{"readtrain", "-facenet-average", "-0.5"}, "-facenet-average -0.5"},
+		{[]string{"readtrain", "-facenet-hard", "-1"}, "-facenet-hard -1"},
 		{[]string{"run", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "--homeassistant"}, "needs --table"},

@@ -42,6 +42,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	faceNetEpochs := fs.Int("facenet-epochs", 100, "passes over the dice for the face network")
 	photoWeight := fs.Int("photo-weight", 2, "how many times a photographed die counts against a synthetic one, for the face classifier and the face network")
 	faceNetAverage := fs.Float64("facenet-average", 0, "decay of the moving average of each face network's weights it ends with instead of the last step's (Polyak averaging, e.g. 0.999); 0 keeps the last weights")
+	faceNetHard := fs.Float64("facenet-hard", 0, "count a photographed die in the face networks' training more the worse they read it when they last saw it, up to 1 + this many times (e.g. 2); 0 counts every die alike")
 	faceNets := fs.Int("facenets", 2, "face networks to average (trained at once, from seeds seed, seed+1, ...)")
 	workers := fs.Int("workers", 2, "goroutines sharing the training (the result depends on it)")
 	models := fs.String("models", "", "folder of weights (as readtrain writes them) whose dice finder finds the face network's hard negatives when -finder-o is empty; default the embedded ones")
@@ -78,6 +79,9 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	}
 	if *faceNetAverage < 0 || *faceNetAverage >= 1 {
 		return usageError(fs, stderr, "-facenet-average %v: want a decay from 0 (none) to below 1", *faceNetAverage)
+	}
+	if *faceNetHard < 0 {
+		return usageError(fs, stderr, "-facenet-hard %v: want 0 (none) or more", *faceNetHard)
 	}
 	if *photoWeight < 1 {
 		fmt.Fprintf(stderr, "readtrain: -photo-weight %d: want at least 1\n", *photoWeight)
@@ -146,7 +150,7 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		return 0
 	}
 	opts.FinderEpochs, opts.FaceNetEpochs, opts.FaceNets, opts.Workers = *finderEpochs, *faceNetEpochs, *faceNets, *workers
-	opts.FaceNetAverage = *faceNetAverage
+	opts.FaceNetAverage, opts.FaceNetHardWeight = *faceNetAverage, *faceNetHard
 	var finderBuf, faceNetBuf bytes.Buffer
 	var fw, nw io.Writer
 	if *finderOut != "" {
