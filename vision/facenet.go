@@ -322,8 +322,9 @@ func trainFaceNet(tables []trainTable, photoWeight int, hardWeight float64, o fi
 // strength at a loss of 2 (the right face at 14%) or more. The dice the
 // networks stay unsure of are few among the photographs (small dark
 // translucent dice with red pips): counting every photograph more did not
-// help (readtrain -photo-weight), counting the hard ones more is aimed at
-// them.
+// help (readtrain -photo-weight), and counting the hard ones more is aimed
+// at them. (Held out it did not help either: the networks ranked one
+// quarter's dice better and the other's worse, docs/vision-history.md.)
 func hardDieWeight(strength, lastLoss float64) float32 {
 	return float32(1 + strength*math.Min(math.Max(lastLoss, 0), 2)/2)
 }

@@ -104,7 +104,7 @@ func TrainLearned(ctx context.Context, o TrainOptions, finderOut, facesOut io.Wr
 				f.Nets[i].Trained += fmt.Sprintf(", weights averaged (decay %v)", o.FaceNetAverage)
 			}
 			if o.FaceNetHardWeight > 0 {
-				f.Nets[i].Trained += fmt.Sprintf(", hard photographed dice weighted up to %v more", o.FaceNetHardWeight)
+				f.Nets[i].Trained += fmt.Sprintf(", hard photographed dice counted up to %v times", 1+o.FaceNetHardWeight)
 			}
 		}()
 	}
