@@ -308,6 +308,10 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 		{`{"type":"reveal","dice":{"ann":[1,2,3,4,5],"bob":[1,2,3,4,5]}}`, engine.NotNow, true},
 		{`{"type":"spot_on","seat":"ann"}`, engine.NotAllowed, true},
 		{`{"type":"bid","seat":"ann","quantity":99,"face":3}`, engine.BadBid, true},
+		// An exponent near 2^63 once wrapped the decoder's arithmetic and
+		// panicked the daemon.
+		{`{"type":"bid","seat":"ann","quantity":1e9223372036854775807,"face":3}`, engine.BadBid, true},
+		{`{"type":"reveal","dice":{"ann":null}}`, engine.BadInput, true},
 		{`{"type":"new_game","rules":"poker","seats":["a","b"]}`, engine.UnknownRules, true},
 		{`{"type":"new_game","rules":"star-board","seats":["a","a"]}`, engine.BadSeats, true},
 		{huge, engine.BadInput, false},

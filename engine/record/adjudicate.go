@@ -61,8 +61,17 @@ func ReadLines(r io.Reader, fn func(n int, line []byte, tooLong bool) error) err
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
 	n := 0
+	// blank is whether the line read so far is all white space: a blank
+	// line is skipped however long, and only its start is kept in long.
+	blank := true
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if n == 0 && long == nil {
+			// A byte order mark some editors put before the first line is
+			// no part of it (RFC 8259 lets a reader ignore it).
+			chunk = bytes.TrimPrefix(chunk, []byte("\ufeff"))
+		}
+		blank = blank && len(bytes.TrimSpace(chunk)) == 0
 		if err == bufio.ErrBufferFull {
 			if len(long) <= MaxLineBytes {
 				long = append(long, chunk...)
@@ -83,7 +92,8 @@ func ReadLines(r io.Reader, fn func(n int, line []byte, tooLong bool) error) err
 		}
 		// The line's length is its text's, without its "\n" or "\r\n".
 		text := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		tooLong := len(text) > MaxLineBytes
+		tooLong := len(text) > MaxLineBytes && !blank
+		blank = true
 		if t := bytes.TrimSpace(line); len(t) > 0 || tooLong {
 			if ferr := fn(n, t, tooLong); ferr != nil {
 				return ferr

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/liarsd/liarsd/engine"
 )
@@ -104,6 +105,11 @@ func Decode(b []byte) (engine.Action, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return engine.Action{}, badInput("the line is not a JSON object")
 	}
+	if !utf8.Valid(b) {
+		// JSON is UTF-8 text (RFC 8259); Go's decoder would read the bad
+		// bytes as U+FFFD and take a seat's name or a note for another.
+		return engine.Action{}, badInput("the line is not UTF-8 text")
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(b, &fields); err != nil {
 		return engine.Action{}, badInput("the line is not JSON: %v", err)
@@ -174,6 +180,9 @@ func Decode(b []byte) (engine.Action, error) {
 		need(l.Dice != nil, "dice")
 		a.Dice = make(map[string][]int, len(l.Dice))
 		for seat, faces := range l.Dice {
+			if faces == nil {
+				return engine.Action{}, badInput("field %q must give %q a list of faces, not null", "dice", seat)
+			}
 			a.Dice[seat] = ints(faces)
 		}
 	case engine.ActBid:
@@ -380,9 +389,13 @@ func parseWhole(b []byte, lo, hi int64) (v int64, ok bool) {
 	if whole == "" || !allDigits(whole) || !allDigits(frac) || !allDigits(strings.TrimPrefix(exp, "-")) || exp == "-" || exp == "" {
 		return 0, false
 	}
+	// An exponent is held within ±2^40, far beyond any bound, so that the
+	// arithmetic below (the line's digits are at most MaxLineBytes) cannot
+	// wrap: 1e9223372036854775807 once did, and sized a slice with it.
+	const farExp = 1 << 40
 	e, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil { // an exponent beyond 64 bits: held far out of any bound
-		e = 1 << 40
+	if err != nil || e > farExp || e < -farExp {
+		e = farExp
 		if exp[0] == '-' {
 			e = -e
 		}

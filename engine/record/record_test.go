@@ -146,6 +146,9 @@ func TestDecodeMessages(t *testing.T) {
 		{`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"A":"1"}}`, `field "bluff_bonus" must be an integer`},
 		{`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"purse":0.5}}`, `field "options.purse" must be an integer`},
 		{`{"type":"reveal","dice":{"A":[1.5]}}`, `field "dice" must be an integer`},
+		{`{"type":"reveal","dice":{"A":null,"B":[3]}}`, `field "dice" must give "A" a list of faces, not null`},
+		{`{"type":"opening_roll","dice":{"A":null}}`, `field "dice" must give "A" a list of faces, not null`},
+		{"{\"type\":\"new_game\",\"rules\":\"kids\",\"seats\":[\"A\",\"B\xffB\"]}", `the line is not UTF-8 text`},
 		{`{"type":"bid","seat":"A","quantity":2.0000000000000001,"face":3}`, `field "quantity" must be an integer`},
 	}
 	for _, tt := range tests {
@@ -170,6 +173,12 @@ func TestParseWhole(t *testing.T) {
 		{"1e19", math.MaxInt32, true}, {"-1e400", math.MinInt32, true},
 		{"7.5", 0, false}, {"2.0000000000000001", 0, false}, {"1e-400", 0, false}, {"-1e-99999999999999999999", 0, false},
 		{"null", 0, false}, {`"7"`, 0, false}, {"[7]", 0, false}, {"true", 0, false}, {"{}", 0, false},
+		// Exponents near 2^63: the arithmetic once wrapped, and a slice
+		// was sized with the result.
+		{"1e9223372036854775807", math.MaxInt32, true}, {"-1e9223372036854775807", math.MinInt32, true},
+		{"1e+9223372036854775807", math.MaxInt32, true}, {"10e9223372036854775807", math.MaxInt32, true},
+		{"1.5e9223372036854775807", math.MaxInt32, true}, {"0.5e-9223372036854775808", 0, false},
+		{"5e-9223372036854775808", 0, false}, {"0e9223372036854775807", 0, true},
 	}
 	for _, tt := range tests {
 		got, ok := parseWhole([]byte(tt.in), math.MinInt32, math.MaxInt32)
@@ -266,6 +275,38 @@ func TestReadLinesLength(t *testing.T) {
 				got = append(got, fmt.Sprintf("%d:too long", n))
 			} else {
 				got = append(got, fmt.Sprintf("%d:read", n))
+			}
+			return nil
+		})
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+// TestReadLinesBlankAndBOM checks that a blank line is skipped however
+// long it is (RECORD.md: "Blank lines are skipped"), and that a UTF-8 byte
+// order mark before the first line, which some editors write, is not part
+// of it.
+func TestReadLinesBlankAndBOM(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"long blank line", "a\n" + strings.Repeat(" ", 2*MaxLineBytes) + "\nb\n", []string{"1:a", "3:b"}},
+		{"long blank line at the end", "a\n" + strings.Repeat("\t", MaxLineBytes+1), []string{"1:a"}},
+		{"long line, blank at first", "a\n" + strings.Repeat(" ", 2*MaxLineBytes) + "x\nb\n", []string{"1:a", "2:too long", "3:b"}},
+		{"byte order mark", "\ufeffa\nb\n", []string{"1:a", "2:b"}},
+		{"byte order mark, blank line", "\ufeff\nb\n", []string{"2:b"}},
+		{"byte order mark on a later line", "a\n\ufeffb\n", []string{"1:a", "2:\ufeffb"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		err := ReadLines(strings.NewReader(tt.in), func(n int, line []byte, tooLong bool) error {
+			if tooLong {
+				got = append(got, fmt.Sprintf("%d:too long", n))
+			} else {
+				got = append(got, fmt.Sprintf("%d:%s", n, line))
 			}
 			return nil
 		})
