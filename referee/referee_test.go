@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -490,5 +491,53 @@ func TestRedeliveredCommandIsNotAppliedTwice(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	if n := strings.Count(string(data), "\n"); n != 3 {
 		t.Errorf("journal has %d lines; want 3:\n%s", n, data)
+	}
+}
+
+// faultyPublisher fails (panics) the first time it publishes the state
+// after being armed.
+type faultyPublisher struct {
+	*recorder
+	armed atomic.Bool
+}
+
+func (p *faultyPublisher) State(b []byte) {
+	if p.armed.CompareAndSwap(true, false) {
+		panic("publisher on fire")
+	}
+	p.recorder.State(b)
+}
+
+// TestFaultDuringInputIsSurvived checks that a panic while the referee takes
+// an input does not end the table: the input is answered internal_error
+// with its id, the fault is logged with its stack, the table is what its
+// journal says, and the next input is taken.
+func TestFaultDuringInputIsSurvived(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	pub := &faultyPublisher{recorder: newRecorder()}
+	h := start(t, path, referee.Config{Publisher: pub})
+	if rep := h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3}`); !rep.OK {
+		t.Fatalf("new_game: %+v", rep)
+	}
+	pub.armed.Store(true)
+	rep := h.do(t, `{"id":"b1","type":"bid","seat":"ann","quantity":1,"face":3}`)
+	if rep.OK || rep.Reason != referee.ReasonInternalError || string(rep.ID) != `"b1"` || rep.Message == "" {
+		t.Fatalf("the bid during the fault: got %+v; want internal_error for id \"b1\"", rep)
+	}
+	// The bid was journaled before the state went out, so the rebuilt
+	// table has it: bob's turn, and ann's same bid again does not raise it.
+	if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":2,"face":3}`); !rep.OK {
+		t.Fatalf("the next bid after the fault: got %+v; want it taken", rep)
+	}
+	if st := pub.lastState(t); st["turn"] != "ann" {
+		t.Errorf("state after the fault: turn %v; want ann", st["turn"])
+	}
+	h.stop()
+	if logs := h.logs.String(); !strings.Contains(logs, "publisher on fire") || !strings.Contains(logs, "goroutine") {
+		t.Errorf("the fault is not logged with its stack:\n%s", logs)
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "\n"); n != 3 {
+		t.Errorf("journal has %d lines; want 3 (new_game and both bids):\n%s", n, data)
 	}
 }
