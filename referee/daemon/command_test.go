@@ -11,9 +11,10 @@ import (
 	"github.com/liarsd/liarsd/referee"
 )
 
-// A command is acknowledged to the broker only once answered; one that
-// arrives while the referee stops is neither answered nor acknowledged,
-// so that the broker delivers it again at the next start.
+// A command is acknowledged to the broker only once its answer is
+// published (the broker acknowledged the reply); one that arrives while the
+// referee stops is neither answered nor acknowledged, so that the broker
+// delivers it again at the next start.
 func TestCommandHandlerAcksOnlyAnswered(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -40,12 +41,24 @@ func TestCommandHandlerAcksOnlyAnswered(t *testing.T) {
 				reply(*c.answer)
 				return nil
 			}
-			h := commandHandler(submit, func(b []byte) {
+			var published []func()
+			h := commandHandler(submit, func(b []byte, sent func()) {
 				mu.Lock()
 				replies = append(replies, string(b))
+				published = append(published, sent)
 				mu.Unlock()
 			}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			h([]byte(`{"id":7,"type":"bid","seat":"ann","quantity":1,"face":2}`), false, func() { acked <- struct{}{} })
+			select {
+			case <-acked:
+				t.Fatal("acknowledged before the reply was published")
+			case <-time.After(50 * time.Millisecond):
+			}
+			mu.Lock()
+			for _, sent := range published {
+				sent()
+			}
+			mu.Unlock()
 			gotAck := false
 			select {
 			case <-acked:

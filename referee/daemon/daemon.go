@@ -260,9 +260,9 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		Prefix: c.Broker.Prefix, Table: c.Table, ClientID: c.Broker.ClientID,
 		StoreDir: c.MQTTStoreDir(),
 		Logger:   log.With("component", "mqtt"),
-		OnCommand: commandHandler(r.SubmitCommand, func(b []byte) {
+		OnCommand: commandHandler(r.SubmitCommand, func(b []byte, published func()) {
 			<-dialed
-			client.Reply(b)
+			client.ReplyAcked(b, published)
 		}, log),
 	})
 	if err != nil {
@@ -354,18 +354,20 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 
 // commandHandler answers the MQTT commands through submit (the referee's
 // SubmitCommand) with reply. The broker hears a command was taken (ack)
-// only once it is answered: journaled when accepted. A command the referee
-// cannot take because it has stopped (the daemon is shutting down) is
-// neither answered nor acknowledged, so that the broker delivers it again
-// at the next start rather than it being lost; a full queue is answered
-// busy. reply only queues; acks may block on paho, so they run on
-// goroutines of their own.
-func commandHandler(submit func(payload []byte, redelivered bool, reply func(referee.Reply)) error, reply func([]byte), log *slog.Logger) func(payload []byte, redelivered bool, ack func()) {
+// only once its answer is out: reply queues the answer and calls published
+// when the broker has acknowledged it. Acknowledged any earlier, a command
+// whose reply was still queued when the process died (a power cut) would
+// be neither delivered again nor answered; this way the broker delivers it
+// again at the next start, and the referee answers it as before when its
+// id was journaled. A command the referee cannot take because it has
+// stopped (the daemon is shutting down) is neither answered nor
+// acknowledged, for the same reason; a full queue is answered busy. Acks
+// may block on paho, so they run on goroutines of their own.
+func commandHandler(submit func(payload []byte, redelivered bool, reply func(referee.Reply)) error, reply func(b []byte, published func()), log *slog.Logger) func(payload []byte, redelivered bool, ack func()) {
 	return func(payload []byte, redelivered bool, ack func()) {
 		answer := func(rep referee.Reply) {
 			b, _ := json.Marshal(rep)
-			reply(b) // queued, in the order of the answers
-			go ack()
+			reply(b, func() { go ack() }) // queued, in the order of the answers
 		}
 		err := submit(payload, redelivered, answer)
 		switch {

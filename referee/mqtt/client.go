@@ -98,6 +98,9 @@ type message struct {
 	retained bool
 	seq      int // events only
 	kind     string
+	// acked, if set, is called once the broker has acknowledged the
+	// message (on the sending goroutine: it must not block).
+	acked func()
 }
 
 // Client publishes a referee's outputs. It implements referee.Publisher.
@@ -325,7 +328,16 @@ func (c *Client) State(payload []byte) {
 
 // Reply queues a reply to a command.
 func (c *Client) Reply(payload []byte) {
-	c.enqueue(message{topic: c.topics.Reply, payload: payload, kind: "reply"})
+	c.ReplyAcked(payload, nil)
+}
+
+// ReplyAcked queues a reply to a command and calls acked (which must not
+// block) once the broker has acknowledged the reply. A command is
+// acknowledged to the broker only then: acknowledged when its reply was
+// merely queued, a command whose reply was lost with the process (a power
+// cut) would never be delivered again, nor answered.
+func (c *Client) ReplyAcked(payload []byte, acked func()) {
+	c.enqueue(message{topic: c.topics.Reply, payload: payload, kind: "reply", acked: acked})
 }
 
 // Vision queues a message of the camera's doubts.
@@ -417,6 +429,9 @@ func (c *Client) send() {
 			}
 		}
 		c.mu.Unlock()
+		if m.acked != nil {
+			m.acked()
+		}
 		select {
 		case c.acked <- struct{}{}:
 		default:

@@ -51,3 +51,44 @@ func TestCloseSaysOfflineWhenTheQueueDoesNotDrain(t *testing.T) {
 		})
 	}
 }
+
+// A reply's acked callback runs only once the broker has acknowledged the
+// reply: not while the broker is away, and after it comes back, with the
+// reply delivered. The daemon acknowledges a command to the broker then,
+// so that a command whose reply dies unsent with the process is delivered
+// again.
+func TestReplyAckedOnlyOnceTheBrokerHasIt(t *testing.T) {
+	broker := mqtttest.StartMosquitto(t)
+	c, err := mqtt.Dial(mqtt.Options{Broker: broker.URL(), Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	<-c.Ready()
+	watch := mqtttest.Subscribe(t, broker.URL(), "watch", "liarsdice/t1/reply")
+	acked := make(chan struct{}, 2)
+	c.ReplyAcked([]byte(`{"id":1,"ok":true}`), func() { acked <- struct{}{} })
+	select {
+	case <-acked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first reply was never acknowledged")
+	}
+	watch.Wait(t, 10*time.Second, "the first reply", func(ms []mqtttest.Message) bool { return len(ms) == 1 })
+
+	broker.Stop()
+	c.ReplyAcked([]byte(`{"id":2,"ok":true}`), func() { acked <- struct{}{} })
+	select {
+	case <-acked:
+		t.Fatal("a reply was acknowledged while the broker was away")
+	case <-time.After(500 * time.Millisecond):
+	}
+	broker.Restart(0)
+	select {
+	case <-acked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the second reply was not acknowledged after the broker came back")
+	}
+	watch.Wait(t, 20*time.Second, "the second reply", func(ms []mqtttest.Message) bool {
+		return len(ms) > 0 && string(ms[len(ms)-1].Payload) == `{"id":2,"ok":true}`
+	})
+}
