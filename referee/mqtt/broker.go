@@ -116,6 +116,9 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err := srv.AddHook(hook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
+	if err := srv.AddHook(&subscribeIDHook{swapped: map[*mochi.Client]map[uint16]uint16{}}, nil); err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
+	}
 	order := &orderHook{srv: srv}
 	if err := srv.AddHook(order, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
@@ -200,6 +203,81 @@ func (h boltStore) OnSysInfoTick(*system.Info) {}
 // StoredSysInfo restores no $SYS figures (see OnSysInfoTick), and so does
 // not log their absence as an error at every start.
 func (h boltStore) StoredSysInfo() (storage.SystemInfo, error) { return storage.SystemInfo{}, nil }
+
+// subscribeIDHook mends a trap of mochi v2.7.9: it refuses a SUBSCRIBE
+// whose packet id is the id of a message the broker itself has in flight to
+// that client (SUBACK 0x91, "packet identifier in use", which MQTT 3.1.1
+// does not even have), though the two directions number their packets
+// apart (MQTT 3.1.1, 2.3.1). A subscriber with a persistent session that
+// comes back to messages owed to it (after a restart of the daemon, the
+// owed messages' ids are often 1, 2, ...) and subscribes with id 1, as
+// mosquitto_sub and paho do, was refused, and mosquitto_sub gave up. Before
+// mochi's check the hook gives such a SUBSCRIBE a free id, and gives its
+// SUBACK the client's id back just before it is written.
+type subscribeIDHook struct {
+	mochi.HookBase
+	mu      sync.Mutex
+	swapped map[*mochi.Client]map[uint16]uint16 // the stand-in id -> the client's
+}
+
+func (h *subscribeIDHook) ID() string { return "liarsd-subscribe-id" }
+
+func (h *subscribeIDHook) Provides(b byte) bool {
+	return b == mochi.OnSubscribe || b == mochi.OnPacketEncode || b == mochi.OnDisconnect
+}
+
+// OnSubscribe gives a SUBSCRIBE whose id is an outgoing message's in flight
+// a stand-in id that nothing in flight has. An id of the client's own
+// QoS 2 publish still in flight (a PUBREC kept) is a real reuse and is left
+// for mochi to refuse.
+func (h *subscribeIDHook) OnSubscribe(cl *mochi.Client, pk packets.Packet) packets.Packet {
+	held, ok := cl.State.Inflight.Get(pk.PacketID)
+	if !ok || (held.FixedHeader.Type != packets.Publish && held.FixedHeader.Type != packets.Pubrel) {
+		return pk
+	}
+	for id := uint16(math.MaxUint16); id > 0; id-- {
+		if _, used := cl.State.Inflight.Get(id); used {
+			continue
+		}
+		h.mu.Lock()
+		if _, taken := h.swapped[cl][id]; taken {
+			h.mu.Unlock()
+			continue
+		}
+		if h.swapped[cl] == nil {
+			h.swapped[cl] = map[uint16]uint16{}
+		}
+		h.swapped[cl][id] = pk.PacketID
+		h.mu.Unlock()
+		pk.PacketID = id
+		return pk
+	}
+	return pk // every id in flight: mochi refuses it, as it must
+}
+
+// OnPacketEncode gives a SUBACK sent for a stand-in id the client's own id.
+func (h *subscribeIDHook) OnPacketEncode(cl *mochi.Client, pk packets.Packet) packets.Packet {
+	if pk.FixedHeader.Type != packets.Suback {
+		return pk
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if own, ok := h.swapped[cl][pk.PacketID]; ok {
+		delete(h.swapped[cl], pk.PacketID)
+		if len(h.swapped[cl]) == 0 {
+			delete(h.swapped, cl)
+		}
+		pk.PacketID = own
+	}
+	return pk
+}
+
+// OnDisconnect forgets a client's stand-in ids (a SUBACK it never got).
+func (h *subscribeIDHook) OnDisconnect(cl *mochi.Client, _ error, _ bool) {
+	h.mu.Lock()
+	delete(h.swapped, cl)
+	h.mu.Unlock()
+}
 
 // orderHook mends mochi v2.7.9's order of resent messages. When a
 // subscriber with a persistent session comes back, mochi resends the

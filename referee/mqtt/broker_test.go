@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	paho "github.com/eclipse/paho.mqtt.golang"
+
 	"github.com/liarsd/liarsd/referee/mqtt"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
 )
@@ -104,5 +106,68 @@ func publishWhileAway(t *testing.T, url string, n int) {
 	defer cancel()
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A subscriber with a persistent session that comes back to events owed to
+// it subscribes again, with packet id 1 as paho and mosquitto_sub do, while
+// the broker has its owed messages 1, 2, ... in flight to it. mochi v2.7.9
+// refused that SUBSCRIBE (SUBACK 0x91) though the two directions number
+// their packets apart, and mosquitto_sub gave up; the subscription must be
+// granted, the events delivered, also after a restart of the broker.
+func TestEmbeddedBrokerGrantsASubscribeWhoseIDIsInFlight(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
+			opts := mqtt.BrokerOptions{TCP: fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t)), Table: "t1", Logger: quiet()}
+			if restart {
+				opts.Store = filepath.Join(t.TempDir(), "broker.db")
+			}
+			b, err := mqtt.StartBroker(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { b.Close() }()
+			const n = 5
+			publishWhileAway(t, b.URL(), n)
+			if restart {
+				b.Close()
+				if b, err = mqtt.StartBroker(opts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := make(chan paho.Message, 2*n)
+			// The owed events, resent at once, are left unacknowledged
+			// until the subscription is answered, so that their ids are in
+			// flight when it arrives.
+			o := paho.NewClientOptions().AddBroker(b.URL()).SetClientID("away").SetCleanSession(false).
+				SetAutoReconnect(false).SetOrderMatters(true).SetAutoAckDisabled(true)
+			o.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) { got <- m })
+			cli := paho.NewClient(o)
+			if tok := cli.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+				t.Fatalf("connecting: %v", tok.Error())
+			}
+			defer cli.Disconnect(100)
+			time.Sleep(200 * time.Millisecond) // the owed events are resent
+			tok := cli.Subscribe(awayEvents, 1, nil)
+			if !tok.WaitTimeout(10 * time.Second) {
+				t.Fatal("no SUBACK")
+			}
+			if code := tok.(*paho.SubscribeToken).Result()[awayEvents]; code != 1 {
+				t.Fatalf("SUBACK code %#x; want 0x01 (granted at QoS 1)", code)
+			}
+			for i := 1; i <= n; i++ {
+				select {
+				case m := <-got:
+					m.Ack()
+					var e struct{ Seq int }
+					_ = json.Unmarshal(m.Payload(), &e)
+					if seq := e.Seq; seq != i {
+						t.Fatalf("got seq %d; want %d", seq, i)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("seq %d never came", i)
+				}
+			}
+		})
 	}
 }
