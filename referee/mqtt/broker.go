@@ -77,6 +77,7 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	}
 	// mochi reports every client that hangs up as a warning; only its
 	// errors are the table's business.
+	tableLog := opts.Logger
 	opts.Logger = slog.New(minLevel{opts.Logger.Handler(), slog.LevelError})
 	if !ValidTable(opts.Table) {
 		return nil, fmt.Errorf("mqtt: table id %q is not 1 to 64 letters, digits, - or _", opts.Table)
@@ -114,6 +115,9 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	hook := &accessHook{exposed: exposed, users: opts.Users, referee: b.referee, refereePW: b.password,
 		tablePrefix: strings.TrimSuffix(topics.Cmd, "cmd"), cmd: topics.Cmd}
 	if err := srv.AddHook(hook, nil); err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
+	}
+	if err := srv.AddHook(&commandRetainHook{cmd: topics.Cmd, log: tableLog}, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 	if err := srv.AddHook(&subscribeIDHook{swapped: map[*mochi.Client]map[uint16]uint16{}}, nil); err != nil {
@@ -203,6 +207,33 @@ func (h boltStore) OnSysInfoTick(*system.Info) {}
 // StoredSysInfo restores no $SYS figures (see OnSysInfoTick), and so does
 // not log their absence as an error at every start.
 func (h boltStore) StoredSysInfo() (storage.SystemInfo, error) { return storage.SystemInfo{}, nil }
+
+// commandRetainHook keeps the embedded broker from retaining a command: a
+// retained command would be handed to the referee again at every
+// subscription, so at every start and reconnection, starting the same
+// game over each time. Published retained, it is taken once, live, like
+// any other. (Through an external broker the referee takes the live one
+// and ignores the copies handed over again: mqtt.Client.)
+type commandRetainHook struct {
+	mochi.HookBase
+	cmd string
+	log *slog.Logger
+}
+
+func (h *commandRetainHook) ID() string { return "liarsd-command-retain" }
+
+func (h *commandRetainHook) Provides(b byte) bool { return b == mochi.OnPublish }
+
+// OnPublish clears the retain flag of a command.
+func (h *commandRetainHook) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	if pk.FixedHeader.Retain && pk.TopicName == h.cmd {
+		pk.FixedHeader.Retain = false
+		if h.log != nil {
+			h.log.Warn("mqtt: a command published retained is taken once, not retained; publish commands without retain", "client", cl.ID)
+		}
+	}
+	return pk, nil
+}
 
 // subscribeIDHook mends a trap of mochi v2.7.9: it refuses a SUBSCRIBE
 // whose packet id is the id of a message the broker itself has in flight to

@@ -171,3 +171,34 @@ func TestEmbeddedBrokerGrantsASubscribeWhoseIDIsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// A command published retained is not kept by the embedded broker: kept,
+// it would be handed to the referee again at every start and reconnection,
+// starting the same game over each time. Other topics keep their retained
+// messages.
+func TestEmbeddedBrokerDoesNotRetainCommands(t *testing.T) {
+	b, err := mqtt.StartBroker(mqtt.BrokerOptions{TCP: "127.0.0.1:0", Table: "t1", Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const cmd, other = "liarsdice/t1/cmd", "liarsdice/elsewhere"
+	live := mqtttest.Subscribe(t, b.URL(), "live", cmd)
+	pub := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID("pub"))
+	if tok := pub.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("connecting: %v", tok.Error())
+	}
+	defer pub.Disconnect(100)
+	for _, topic := range []string{cmd, other} {
+		if tok := pub.Publish(topic, 1, true, `{"type":"new_game","rules":"kids","seats":["a","b"]}`); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			t.Fatalf("publishing: %v", tok.Error())
+		}
+	}
+	live.Wait(t, 10*time.Second, "the command, live", func(ms []mqtttest.Message) bool { return len(ms) == 1 })
+	late := mqtttest.Subscribe(t, b.URL(), "late", cmd, other)
+	late.Wait(t, 10*time.Second, "the other topic's retained message", func(ms []mqtttest.Message) bool { return len(late.On(other)) > 0 })
+	time.Sleep(200 * time.Millisecond)
+	if got := late.On(cmd); len(got) != 0 {
+		t.Errorf("a new subscriber got %d retained commands; want none", len(got))
+	}
+}
