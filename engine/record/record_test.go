@@ -233,27 +233,6 @@ func TestEncodeDecode(t *testing.T) {
 	}
 }
 
-func TestReadLines(t *testing.T) {
-	long := `{"type":"bid","seat":"` + strings.Repeat("x", MaxLineBytes) + `"}`
-	in := "a\r\n\n  \nb\n" + long + "\nc"
-	var got []string
-	err := ReadLines(strings.NewReader(in), func(n int, line []byte, tooLong bool) error {
-		if tooLong {
-			got = append(got, fmt.Sprintf("%d:too long", n))
-		} else {
-			got = append(got, fmt.Sprintf("%d:%s", n, line))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"1:a", "4:b", "5:too long", "6:c"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %q; want %q", got, want)
-	}
-}
-
 // TestReadLinesLength checks that a line's length is its text's: a line of
 // exactly MaxLineBytes is read whatever ends it, one byte more is too long.
 func TestReadLinesLength(t *testing.T) {
@@ -284,15 +263,17 @@ func TestReadLinesLength(t *testing.T) {
 	}
 }
 
-// TestReadLinesBlankAndBOM checks that a blank line is skipped however
-// long it is (RECORD.md: "Blank lines are skipped"), and that a UTF-8 byte
-// order mark before the first line, which some editors write, is not part
-// of it.
-func TestReadLinesBlankAndBOM(t *testing.T) {
+// TestReadLines checks the lines handed on and their numbers: blank lines
+// are skipped however long (RECORD.md: "Blank lines are skipped") but
+// counted, a line too long is said so, and a UTF-8 byte order mark before
+// the first line, which some editors write, is not part of it.
+func TestReadLines(t *testing.T) {
+	long := `{"type":"bid","seat":"` + strings.Repeat("x", MaxLineBytes) + `"}`
 	tests := []struct {
 		name, in string
 		want     []string
 	}{
+		{"lines", "a\r\n\n  \nb\n" + long + "\nc", []string{"1:a", "4:b", "5:too long", "6:c"}},
 		{"long blank line", "a\n" + strings.Repeat(" ", 2*MaxLineBytes) + "\nb\n", []string{"1:a", "3:b"}},
 		{"long blank line at the end", "a\n" + strings.Repeat("\t", MaxLineBytes+1), []string{"1:a"}},
 		{"long line, blank at first", "a\n" + strings.Repeat(" ", 2*MaxLineBytes) + "x\nb\n", []string{"1:a", "2:too long", "3:b"}},

@@ -51,23 +51,8 @@ func TestEmbeddedBrokerKeepsEveryEventForAnAwaySubscriber(t *testing.T) {
 func TestEmbeddedBrokerResendsInOrder(t *testing.T) {
 	for _, restart := range []bool{false, true} {
 		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
-			opts := mqtt.BrokerOptions{TCP: fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t)), Table: "t1", Logger: quiet()}
-			if restart {
-				opts.Store = filepath.Join(t.TempDir(), "broker.db")
-			}
-			b, err := mqtt.StartBroker(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { b.Close() }()
 			const n = 300
-			publishWhileAway(t, b.URL(), n)
-			if restart {
-				b.Close()
-				if b, err = mqtt.StartBroker(opts); err != nil {
-					t.Fatal(err)
-				}
-			}
+			b := brokerOwing(t, n, restart)
 			back := mqtttest.Subscribe(t, b.URL(), "away", awayEvents)
 			ms := back.Wait(t, 30*time.Second, fmt.Sprintf("%d events", n), func(ms []mqtttest.Message) bool { return len(ms) >= n })
 			last := 0
@@ -81,6 +66,30 @@ func TestEmbeddedBrokerResendsInOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// brokerOwing starts an embedded broker that owes the client "away" n
+// events (publishWhileAway), restarted from its store after they were
+// published when restart is set; it is closed when the test ends.
+func brokerOwing(t *testing.T, n int, restart bool) *mqtt.Broker {
+	t.Helper()
+	opts := mqtt.BrokerOptions{TCP: fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t)), Table: "t1", Logger: quiet()}
+	if restart {
+		opts.Store = filepath.Join(t.TempDir(), "broker.db")
+	}
+	b, err := mqtt.StartBroker(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishWhileAway(t, b.URL(), n)
+	if restart {
+		b.Close()
+		if b, err = mqtt.StartBroker(opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
 }
 
 // awayEvents is the topic of table t1's events.
@@ -118,23 +127,8 @@ func publishWhileAway(t *testing.T, url string, n int) {
 func TestEmbeddedBrokerGrantsASubscribeWhoseIDIsInFlight(t *testing.T) {
 	for _, restart := range []bool{false, true} {
 		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) {
-			opts := mqtt.BrokerOptions{TCP: fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t)), Table: "t1", Logger: quiet()}
-			if restart {
-				opts.Store = filepath.Join(t.TempDir(), "broker.db")
-			}
-			b, err := mqtt.StartBroker(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { b.Close() }()
 			const n = 5
-			publishWhileAway(t, b.URL(), n)
-			if restart {
-				b.Close()
-				if b, err = mqtt.StartBroker(opts); err != nil {
-					t.Fatal(err)
-				}
-			}
+			b := brokerOwing(t, n, restart)
 			got := make(chan paho.Message, 2*n)
 			// The owed events, resent at once, are left unacknowledged
 			// until the subscription is answered, so that their ids are in
