@@ -404,9 +404,9 @@ func (r *Referee) refuseForComputer(a engine.Action, source string) error {
 // apply takes one input (see applyInput). A fault in the referee's own
 // code while it does (a panic) does not end the daemon: it is logged with
 // its stack, the table is rebuilt from the journal's lines, as after a
-// failed append, and the input is answered internal_error. Every input was
-// fuzzed and none is known to do this; one that did once (a number's
-// exponent near 2^63) took the whole table down.
+// failed append, and the input is answered internal_error. The decoder and
+// the engine are fuzzed and no input is known to do this; one that did
+// once (a number's exponent near 2^63) took the whole table down.
 func (r *Referee) apply(payload []byte, source string) (rep Reply) {
 	defer func() {
 		p := recover()
