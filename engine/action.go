@@ -25,11 +25,14 @@ type Action struct {
 	Bluff bool
 
 	// The fields of new_game.
-	Rules   string
-	Seats   []string
-	First   string
-	Seed    int64
-	Options Options
+	Rules string
+	Seats []string
+	First string
+	// EmptyFirst is a first given as "": no seat, so unknown_seat, where
+	// a First left out lets the game choose.
+	EmptyFirst bool
+	Seed       int64
+	Options    Options
 	// Computer names the seats the referee plays. Their dice are rolled
 	// from the game's seed and stay hidden until the reveal.
 	Computer map[string]ComputerSeat

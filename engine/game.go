@@ -121,7 +121,7 @@ func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) 
 			st.chips = 0
 		}
 	}
-	if a.First != "" {
+	if a.First != "" || a.EmptyFirst {
 		i, ok := g.byName[a.First]
 		if !ok {
 			return nil, reject(UnknownSeat, "first seat %q is not at this table", a.First)

@@ -60,6 +60,8 @@ func TestRecordInput(t *testing.T) {
 {"type":"new_game","rules":"classic","seats":["A",""]}
 {"type":"new_game","rules":"classic","seats":["A","abcdefghijabcdefghijabcdefghijabc"]}
 {"type":"new_game","rules":"classic","seats":["A","B"],"first":"C"}
+{"type":"new_game","rules":"classic","seats":["A","B"],"first":""}
+{"type":"new_game","rules":"poker","seats":["A","B"],"first":""}
 {"type":"new_game","rules":"classic","seats":["Ann Lee","bob_2","Zoë-3"],"first":"Zoë-3"}`,
 		want: `{"type":"rejected","line":1,"reason":"unknown_rules"}
 {"type":"rejected","line":2,"reason":"unknown_rules"}
@@ -70,6 +72,8 @@ func TestRecordInput(t *testing.T) {
 {"type":"rejected","line":7,"reason":"bad_seats"}
 {"type":"rejected","line":8,"reason":"bad_seats"}
 {"type":"rejected","line":9,"reason":"unknown_seat"}
+{"type":"rejected","line":10,"reason":"unknown_seat"}
+{"type":"rejected","line":11,"reason":"unknown_rules"}
 {"type":"hand_started","opener":"Zoë-3","dice":{"Ann Lee":5,"bob_2":5,"Zoë-3":5}}`,
 	}, {
 		name: "a new_game abandons the game in progress and counts from 1 again",

@@ -157,6 +157,7 @@ func Decode(b []byte) (engine.Action, error) {
 	switch a.Type {
 	case engine.ActNewGame:
 		a.Rules, a.First = deref(l.Rules), deref(l.First)
+		a.EmptyFirst = l.First != nil && *l.First == ""
 		if l.Seats != nil {
 			a.Seats = make([]string, len(l.Seats))
 			for i, s := range l.Seats {

@@ -11,7 +11,7 @@ type wireLine struct {
 	Type     string            `json:"type"`
 	Rules    string            `json:"rules,omitempty"`
 	Seats    *[]string         `json:"seats,omitempty"`
-	First    string            `json:"first,omitempty"`
+	First    *string           `json:"first,omitempty"`
 	Seed     *int64            `json:"seed,omitempty"`
 	Options  map[string]any    `json:"options,omitempty"`
 	Seat     *string           `json:"seat,omitempty"`
@@ -43,7 +43,10 @@ func Encode(a engine.Action) []byte {
 	}
 	switch a.Type {
 	case engine.ActNewGame:
-		w.Rules, w.First, w.Seed = a.Rules, a.First, &a.Seed
+		w.Rules, w.Seed = a.Rules, &a.Seed
+		if a.First != "" || a.EmptyFirst {
+			w.First = &a.First
+		}
 		if a.Seats != nil {
 			w.Seats = &a.Seats
 		}

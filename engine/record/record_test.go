@@ -35,6 +35,11 @@ func TestDecode(t *testing.T) {
 		{line: `{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":-7,"options":{"purse":5,"wild":"ones"}}`,
 			want: engine.Action{Type: "new_game", Rules: "tavern", Seats: []string{"A", "B"}, Seed: -7,
 				Options: engine.Options{Purse: &five, Wild: ptr("ones")}}},
+		// An empty first is given, and names no seat; a null one is left out.
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"first":""}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}, EmptyFirst: true}},
+		{line: `{"type":"new_game","rules":"kids","seats":["A","B"],"first":null}`,
+			want: engine.Action{Type: "new_game", Rules: "kids", Seats: []string{"A", "B"}}},
 		{line: `{"type":"bid","seat":"ann","quantity":2,"face":3`, reason: engine.BadInput},
 		{line: `"bid"`, reason: engine.BadInput},
 		{line: `{}`, reason: engine.BadInput},
@@ -327,6 +332,8 @@ func FuzzDecodeLine(f *testing.F) {
 	for _, s := range seedLines(f) {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`{"type":"new_game","rules":"kids","seats":["A","B"],"first":""}`))
+	f.Add([]byte(`{"type":"bid","seat":"A","quantity":1e9223372036854775807,"face":2}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		a, err := Decode(line)
 		if err != nil {
