@@ -253,19 +253,26 @@ func TestReadLinesLength(t *testing.T) {
 		{"one more, at the end", "c\n" + atMost + "x", []string{"1:read", "2:too long"}},
 	}
 	for _, tt := range tests {
-		var got []string
-		err := ReadLines(strings.NewReader(tt.in), func(n int, line []byte, tooLong bool) error {
-			if tooLong {
-				got = append(got, fmt.Sprintf("%d:too long", n))
-			} else {
-				got = append(got, fmt.Sprintf("%d:read", n))
-			}
-			return nil
-		})
+		got, err := linesSeen(tt.in, func([]byte) string { return "read" })
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
 		}
 	}
+}
+
+// linesSeen lists what ReadLines hands on from in: "N:too long", or "N:"
+// and what show makes of the line.
+func linesSeen(in string, show func(line []byte) string) ([]string, error) {
+	var got []string
+	err := ReadLines(strings.NewReader(in), func(n int, line []byte, tooLong bool) error {
+		if tooLong {
+			got = append(got, fmt.Sprintf("%d:too long", n))
+		} else {
+			got = append(got, fmt.Sprintf("%d:%s", n, show(line)))
+		}
+		return nil
+	})
+	return got, err
 }
 
 // TestReadLines checks the lines handed on and their numbers: blank lines
@@ -287,15 +294,7 @@ func TestReadLines(t *testing.T) {
 		{"byte order mark on a later line", "a\n\ufeffb\n", []string{"1:a", "2:\ufeffb"}},
 	}
 	for _, tt := range tests {
-		var got []string
-		err := ReadLines(strings.NewReader(tt.in), func(n int, line []byte, tooLong bool) error {
-			if tooLong {
-				got = append(got, fmt.Sprintf("%d:too long", n))
-			} else {
-				got = append(got, fmt.Sprintf("%d:%s", n, line))
-			}
-			return nil
-		})
+		got, err := linesSeen(tt.in, func(line []byte) string { return string(line) })
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
 		}
