@@ -75,9 +75,9 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	tableLog := opts.Logger // for liarsd's own hooks
 	// mochi reports every client that hangs up as a warning; only its
 	// errors are the table's business.
-	tableLog := opts.Logger
 	opts.Logger = slog.New(minLevel{opts.Logger.Handler(), slog.LevelError})
 	if !ValidTable(opts.Table) {
 		return nil, fmt.Errorf("mqtt: table id %q is not 1 to 64 letters, digits, - or _", opts.Table)
@@ -120,7 +120,7 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err := srv.AddHook(&commandRetainHook{cmd: topics.Cmd, log: tableLog}, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
-	if err := srv.AddHook(&subscribeIDHook{swapped: map[*mochi.Client]map[uint16]uint16{}}, nil); err != nil {
+	if err := srv.AddHook(&subscribeIDHook{swapped: map[*mochi.Client]swappedID{}}, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 	order := &orderHook{srv: srv}
@@ -247,9 +247,16 @@ func (h *commandRetainHook) OnPublish(cl *mochi.Client, pk packets.Packet) (pack
 // SUBACK the client's id back just before it is written.
 type subscribeIDHook struct {
 	mochi.HookBase
-	mu      sync.Mutex
-	swapped map[*mochi.Client]map[uint16]uint16 // the stand-in id -> the client's
+	mu sync.Mutex
+	// swapped is each client's SUBSCRIBE given a stand-in id, until its
+	// SUBACK is written: mochi takes a client's packets one at a time, and
+	// answers a SUBSCRIBE before it reads the next, so a client has at most
+	// one.
+	swapped map[*mochi.Client]swappedID
 }
+
+// swappedID is a SUBSCRIBE's stand-in packet id and the client's own.
+type swappedID struct{ standIn, own uint16 }
 
 func (h *subscribeIDHook) ID() string { return "liarsd-subscribe-id" }
 
@@ -267,21 +274,13 @@ func (h *subscribeIDHook) OnSubscribe(cl *mochi.Client, pk packets.Packet) packe
 		return pk
 	}
 	for id := uint16(math.MaxUint16); id > 0; id-- {
-		if _, used := cl.State.Inflight.Get(id); used {
-			continue
-		}
-		h.mu.Lock()
-		if _, taken := h.swapped[cl][id]; taken {
+		if _, used := cl.State.Inflight.Get(id); !used {
+			h.mu.Lock()
+			h.swapped[cl] = swappedID{standIn: id, own: pk.PacketID}
 			h.mu.Unlock()
-			continue
+			pk.PacketID = id
+			return pk
 		}
-		if h.swapped[cl] == nil {
-			h.swapped[cl] = map[uint16]uint16{}
-		}
-		h.swapped[cl][id] = pk.PacketID
-		h.mu.Unlock()
-		pk.PacketID = id
-		return pk
 	}
 	return pk // every id in flight: mochi refuses it, as it must
 }
@@ -293,17 +292,14 @@ func (h *subscribeIDHook) OnPacketEncode(cl *mochi.Client, pk packets.Packet) pa
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if own, ok := h.swapped[cl][pk.PacketID]; ok {
-		delete(h.swapped[cl], pk.PacketID)
-		if len(h.swapped[cl]) == 0 {
-			delete(h.swapped, cl)
-		}
-		pk.PacketID = own
+	if sw, ok := h.swapped[cl]; ok && sw.standIn == pk.PacketID {
+		delete(h.swapped, cl)
+		pk.PacketID = sw.own
 	}
 	return pk
 }
 
-// OnDisconnect forgets a client's stand-in ids (a SUBACK it never got).
+// OnDisconnect forgets a client's stand-in id (a SUBACK it never got).
 func (h *subscribeIDHook) OnDisconnect(cl *mochi.Client, _ error, _ bool) {
 	h.mu.Lock()
 	delete(h.swapped, cl)
