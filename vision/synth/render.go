@@ -21,14 +21,92 @@ const supersample = 2
 // caller closes it) and the dice a perfect reader reports, in image pixels
 // after perspective: cocked and half-hidden dice are marked Uncertain.
 func Render(s Scene) (gocv.Mat, []vision.Die, error) {
+	img, labels, err := RenderLabelled(s)
+	if err != nil {
+		return gocv.Mat{}, nil, err
+	}
+	truth := make([]vision.Die, len(labels))
+	for i, l := range labels {
+		truth[i] = l.Die
+	}
+	return img, truth, nil
+}
+
+// Label is what a training set records of one die: the truth a perfect
+// reader reports, the artwork of the die's 1 face, and the box around all
+// of the die the image shows.
+type Label struct {
+	vision.Die
+	// Artwork is what the die prints on its 1 face, whichever face is up.
+	Artwork Artwork
+	// Box is the axis-aligned box, in image pixels, around the whole
+	// visible die: its top face and the sides a tilted camera sees.
+	Box Box
+}
+
+// Box is an axis-aligned box in image pixels.
+type Box struct{ MinX, MinY, MaxX, MaxY float64 }
+
+// RenderLabelled is Render with each die's label: the truth (X, Y the
+// centre of the top face; Size its side, see below), its artwork and its
+// box. Labels are in the order of the scene's dice. Seen straight down,
+// Size is the die's side; by a tilted camera, it is the square root of
+// the top face's area in the image (its mean side, foreshortening
+// included).
+func RenderLabelled(s Scene) (gocv.Mat, []Label, error) {
 	if err := s.Validate(); err != nil {
 		return gocv.Mat{}, nil, err
 	}
 	rng := rand.New(rand.NewPCG(s.Seed, 0xca11))
+	var (
+		out    gocv.Mat
+		labels []Label
+		err    error
+	)
+	if s.tilted() {
+		out, labels, err = render3D(s, rng)
+	} else {
+		out, labels, err = renderFlat(s, rng)
+	}
+	if err != nil {
+		return gocv.Mat{}, nil, err
+	}
+	if s.Blur > 0 {
+		blurSigma(&out, s.Blur)
+	}
+	// The table's fine grain and the camera's noise, from the scene's seed
+	// (OpenCV's own random generator is global and unseeded).
+	if sigma := math.Hypot(s.Noise, 3*s.Texture); sigma > 0 {
+		if err := addNoise(&out, rng, sigma); err != nil {
+			out.Close()
+			return gocv.Mat{}, nil, err
+		}
+	}
+	if s.JPEGQuality > 0 {
+		if err := saveJPEG(&out, s.JPEGQuality, s.JPEGScale); err != nil {
+			out.Close()
+			return gocv.Mat{}, nil, err
+		}
+	}
+	return out, labels, nil
+}
+
+// renderFlat draws the scene as a camera straight above the table sees it
+// (with Scene.Perspective's slight skew): the renderer of old, unchanged
+// for felt tables without clutter.
+func renderFlat(s Scene, rng *rand.Rand) (gocv.Mat, []Label, error) {
 	W, H := s.Width*supersample, s.Height*supersample
 	canvas := gocv.NewMatWithSize(H, W, gocv.MatTypeCV8UC3)
 	defer canvas.Close()
-	if err := paintTable(&canvas, s, rng); err != nil {
+	fr := frame{k: supersample}
+	if s.Surface == Felt {
+		if err := paintTable(&canvas, s, rng); err != nil {
+			return gocv.Mat{}, nil, err
+		}
+	} else if err := paintSurface(&canvas, s, fr); err != nil {
+		return gocv.Mat{}, nil, err
+	}
+	if err := drawClutter(&canvas, s, fr); err != nil {
 		return gocv.Mat{}, nil, err
 	}
 	mask := gocv.NewMatWithSize(H, W, gocv.MatTypeCV8UC1)
@@ -48,13 +126,13 @@ func Render(s Scene) (gocv.Mat, []vision.Die, error) {
 			return gocv.Mat{}, nil, err
 		}
 	}
-	var truth []vision.Die
+	var labels []Label
 	for _, d := range s.Dice {
-		t, err := drawDie(&canvas, &mask, s, d, rng)
+		l, err := drawDie(&canvas, &mask, s, d, rng)
 		if err != nil {
 			return gocv.Mat{}, nil, err
 		}
-		truth = append(truth, t)
+		labels = append(labels, l)
 	}
 	if err := light(&canvas, s); err != nil {
 		return gocv.Mat{}, nil, err
@@ -62,29 +140,30 @@ func Render(s Scene) (gocv.Mat, []vision.Die, error) {
 	out := gocv.NewMat()
 	gocv.Resize(canvas, &out, image.Point{X: s.Width, Y: s.Height}, 0, 0, gocv.InterpolationArea)
 	if s.Perspective > 0 {
-		if err := perspective(&out, s, rng, truth); err != nil {
+		if err := perspective(&out, s, rng, labels); err != nil {
 			out.Close()
 			return gocv.Mat{}, nil, err
 		}
 	}
-	if s.Blur > 0 {
-		blurSigma(&out, s.Blur)
+	for i := range labels {
+		labels[i].Box = labels[i].Box.clip(s.Width, s.Height)
 	}
-	// The table's fine grain and the camera's noise, from the scene's seed
-	// (OpenCV's own random generator is global and unseeded).
-	if sigma := math.Hypot(s.Noise, 3*s.Texture); sigma > 0 {
-		if err := addNoise(&out, rng, sigma); err != nil {
-			out.Close()
-			return gocv.Mat{}, nil, err
-		}
+	return out, labels, nil
+}
+
+// clip cuts the box to a w x h image.
+func (b Box) clip(w, h int) Box {
+	return Box{math.Max(b.MinX, 0), math.Max(b.MinY, 0), math.Min(b.MaxX, float64(w)), math.Min(b.MaxY, float64(h))}
+}
+
+// boxOf is the box around points, in image pixels.
+func boxOf(pts []pt) Box {
+	b := Box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, p := range pts {
+		b.MinX, b.MinY = math.Min(b.MinX, p.x), math.Min(b.MinY, p.y)
+		b.MaxX, b.MaxY = math.Max(b.MaxX, p.x), math.Max(b.MaxY, p.y)
 	}
-	if s.JPEGQuality > 0 {
-		if err := saveJPEG(&out, s.JPEGQuality, s.JPEGScale); err != nil {
-			out.Close()
-			return gocv.Mat{}, nil, err
-		}
-	}
-	return out, truth, nil
+	return b
 }
 
 // saveJPEG replaces img by what a JPEG of the given quality holds of it,
@@ -171,22 +250,23 @@ func addNoise(img *gocv.Mat, rng *rand.Rand, sigma float64) error {
 	return nil
 }
 
-// drawDie draws one die (body, face, glare, occluder) and returns what a
-// perfect reader reports for it.
-func drawDie(canvas, mask *gocv.Mat, s Scene, d Die, rng *rand.Rand) (vision.Die, error) {
+// drawDie draws one die (body, face, glare, occluder) and returns its
+// label: what a perfect reader reports for it, and its box.
+func drawDie(canvas, mask *gocv.Mat, s Scene, d Die, rng *rand.Rand) (Label, error) {
 	side := s.dieSide(d) * supersample
 	cx, cy := s.px(d.X)*supersample, s.px(d.Y)*supersample
 	rot := d.Rotation
 	// A cocked die shows its top face foreshortened and one side beside it.
 	squash := math.Cos(d.Tilt * math.Pi / 180)
-	bodyPts := roundedRect(cx, cy, side, side*squash, rot, 0.12)
+	bodyPts := roundedRect(cx, cy, side, side*squash, rot, d.corner())
+	box := boxOf(toPts(bodyPts, 1.0/supersample))
 	opacity := 1.0
 	if d.Translucent {
 		opacity = 0.72
 	}
 	bounds := polyBounds(bodyPts).Inset(-4).Intersect(image.Rect(0, 0, canvas.Cols(), canvas.Rows()))
 	if bounds.Empty() {
-		return vision.Die{}, fmt.Errorf("synth: die at (%.0f,%.0f) is off the table", d.X, d.Y)
+		return Label{}, fmt.Errorf("synth: die at (%.0f,%.0f) is off the table", d.X, d.Y)
 	}
 	if d.Tilt > 0 {
 		// The side face: a strip beside the top face, in a darker shade.
@@ -195,6 +275,8 @@ func drawDie(canvas, mask *gocv.Mat, s Scene, d Die, rng *rand.Rand) (vision.Die
 		vx, vy := -uy, ux
 		off := (side*squash + sideW) / 2
 		strip := roundedRect(cx+vx*off, cy+vy*off, side, sideW, rot, 0.05)
+		sb := boxOf(toPts(strip, 1.0/supersample))
+		box = Box{math.Min(box.MinX, sb.MinX), math.Min(box.MinY, sb.MinY), math.Max(box.MaxX, sb.MaxX), math.Max(box.MaxY, sb.MaxY)}
 		shade := scale(d.Colour, 0.6)
 		fillPoly(canvas, strip, shade)
 		// A pip or two on the side, as a real cocked die shows.
@@ -213,7 +295,7 @@ func drawDie(canvas, mask *gocv.Mat, s Scene, d Die, rng *rand.Rand) (vision.Die
 		veins = newMarbling(d.SwirlSeed, d.Swirl, side)
 	}
 	if err := blendBody(canvas, *mask, bounds, d.Colour, veins, opacity, cx, cy, side, s.Light.Angle); err != nil {
-		return vision.Die{}, err
+		return Label{}, err
 	}
 	drawFace(canvas, d, cx, cy, side, squash, rot)
 	if d.Glints {
@@ -233,11 +315,41 @@ func drawDie(canvas, mask *gocv.Mat, s Scene, d Die, rng *rand.Rand) (vision.Die
 		Size:       side / supersample,
 		Confidence: 1,
 	}
+	return Label{Die: d.uncertain(t), Artwork: d.One, Box: box}, nil
+}
+
+// uncertain marks t uncertain when the die is cocked or half hidden.
+func (d Die) uncertain(t vision.Die) vision.Die {
 	if d.Tilt > 12 || d.Hidden > 0.2 {
 		t.Uncertain = true
 		t.Confidence = 0
 	}
-	return t, nil
+	return t
+}
+
+// corner is the die's corner radius as a share of its side.
+func (d Die) corner() float64 {
+	if d.Corner > 0 {
+		return d.Corner
+	}
+	return 0.12
+}
+
+// pipScale is the die's pip size against the usual.
+func (d Die) pipScale() float64 {
+	if d.PipScale > 0 {
+		return d.PipScale
+	}
+	return 1
+}
+
+// toPts converts image points to pt, times f.
+func toPts(p []image.Point, f float64) []pt {
+	out := make([]pt, len(p))
+	for i, q := range p {
+		out[i] = pt{float64(q.X) * f, float64(q.Y) * f}
+	}
+	return out
 }
 
 // pipOffsets are the pip positions of each face, in units of the pip
@@ -257,7 +369,7 @@ func drawFace(canvas *gocv.Mat, d Die, cx, cy, side, squash, rot float64) {
 		drawStar(canvas, d.One, cx, cy, side, squash, rot, d.PipColour)
 		return
 	}
-	r := pipRadius(d.Face, side)
+	r := pipRadius(d.Face, side) * d.pipScale()
 	for _, o := range pipOffsets[d.Face] {
 		px, py := pipCentre(o, cx, cy, side, squash, rot)
 		ellipse(canvas, px, py, r, r*squash, rot, d.PipColour)
@@ -286,7 +398,7 @@ func glintPips(canvas *gocv.Mat, d Die, cx, cy, side, squash, rot, lightAngle fl
 	if d.Face == 1 && d.One != Pip {
 		return
 	}
-	r := pipRadius(d.Face, side)
+	r := pipRadius(d.Face, side) * d.pipScale()
 	// The arc's angles are measured in the pip's own (turned) frame.
 	mid := lightAngle + 180 - rot
 	thick := max(1, int(r*0.35))
@@ -531,7 +643,7 @@ func light(canvas *gocv.Mat, s Scene) error {
 
 // perspective warps the image as a camera slightly off straight down sees
 // it, and moves the truth with it.
-func perspective(img *gocv.Mat, s Scene, rng *rand.Rand, truth []vision.Die) error {
+func perspective(img *gocv.Mat, s Scene, rng *rand.Rand, truth []Label) error {
 	w, h := float64(s.Width), float64(s.Height)
 	j := func() float64 { return (rng.Float64()*2 - 1) * s.Perspective }
 	src := []image.Point{{0, 0}, {s.Width, 0}, {s.Width, s.Height}, {0, s.Height}}
@@ -559,6 +671,13 @@ func perspective(img *gocv.Mat, s Scene, rng *rand.Rand, truth []vision.Die) err
 		bx, by := project(m, x, y+half)
 		truth[i].X, truth[i].Y = tx, ty
 		truth[i].Size = math.Hypot(ax-tx, ay-ty) + math.Hypot(bx-tx, by-ty)
+		b := truth[i].Box
+		var corners []pt
+		for _, c := range [][2]float64{{b.MinX, b.MinY}, {b.MaxX, b.MinY}, {b.MaxX, b.MaxY}, {b.MinX, b.MaxY}} {
+			u, v := project(m, c[0], c[1])
+			corners = append(corners, pt{u, v})
+		}
+		truth[i].Box = boxOf(corners)
 	}
 	return nil
 }

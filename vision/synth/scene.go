@@ -85,6 +85,13 @@ type Die struct {
 	// a white crescent on each pip's far side from the light, which on a
 	// dark die can look like a pip of its own.
 	Glints bool
+	// Corner is the radius of the die's rounded corners as a share of its
+	// side, from sharp casino dice (0.02) to well-worn ones (0.3); 0 means
+	// 0.12.
+	Corner float64
+	// PipScale scales the pips (and star artworks' strokes stay as they
+	// are), 0.6 to 1.5; 0 means 1.
+	PipScale float64
 }
 
 // Lighting describes uneven light on the table.
@@ -133,6 +140,25 @@ type Scene struct {
 	// dice catch glare, the perspective's direction).
 	Seed uint64
 	Dice []Die
+	// CameraTilt is how far, in degrees, the camera looks off straight
+	// down, 0 to 50; CameraTurn the direction it looks from, in degrees (0:
+	// from the flat image's bottom edge, 90: from its right). A tilted or
+	// turned camera sees each die as a cube: its top face and the sides
+	// that face the camera, each with its own face's pips, and the table
+	// foreshortened. Positions stay on the table, in the scene's units;
+	// the table point at the flat image's centre stays at the image's
+	// centre, where a length across the view keeps its size. Perspective
+	// is ignored then (the camera is a true perspective).
+	CameraTilt, CameraTurn float64
+	// Lens is the tilted camera's focal length as a share of the image's
+	// longer side, 0.5 to 2; 0 means 1 (a normal lens, 53 degrees across
+	// the longer side).
+	Lens float64
+	// Surface is what the table is made of; Table is its main colour and
+	// Texture the strength of its grain.
+	Surface Surface
+	// Clutter is what else lies on the table, under the dice.
+	Clutter []Thing
 }
 
 // Validate reports what is wrong with a scene.
@@ -143,12 +169,32 @@ func (s Scene) Validate() error {
 	if s.JPEGQuality < 0 || s.JPEGQuality > 100 || s.JPEGScale < 0 || s.JPEGScale > 1 {
 		return fmt.Errorf("synth: JPEG quality %d or scale %v not in 0-100 and 0-1", s.JPEGQuality, s.JPEGScale)
 	}
+	if !(s.CameraTilt >= 0 && s.CameraTilt <= 50) || math.IsNaN(s.CameraTurn) || math.IsInf(s.CameraTurn, 0) {
+		return fmt.Errorf("synth: camera tilt %v not in 0-50 degrees, or turn %v not a number", s.CameraTilt, s.CameraTurn)
+	}
+	if s.Lens != 0 && !(s.Lens >= 0.5 && s.Lens <= 2) {
+		return fmt.Errorf("synth: lens %v not in 0.5-2", s.Lens)
+	}
+	if s.Surface < Felt || s.Surface > Tray {
+		return fmt.Errorf("synth: unknown surface %d", int(s.Surface))
+	}
 	for i, d := range s.Dice {
 		if d.Face < 1 || d.Face > 6 {
 			return fmt.Errorf("synth: die %d: face %d not in 1-6", i, d.Face)
 		}
 		if d.Size < 0 || d.Hidden < 0 || d.Hidden > 1 {
 			return fmt.Errorf("synth: die %d: bad size or hidden share", i)
+		}
+		if !(d.Corner >= 0 && d.Corner <= 0.45) || d.PipScale != 0 && !(d.PipScale >= 0.3 && d.PipScale <= 1.6) {
+			return fmt.Errorf("synth: die %d: corner %v not in 0-0.45 or pip scale %v not in 0.3-1.6", i, d.Corner, d.PipScale)
+		}
+		if s.dieSide(d)*supersample < 4 || s.dieSide(d) > float64(max(s.Width, s.Height)) {
+			return fmt.Errorf("synth: die %d: side %.1f px out of range", i, s.dieSide(d))
+		}
+	}
+	for i, t := range s.Clutter {
+		if err := t.validate(); err != nil {
+			return fmt.Errorf("synth: thing %d: %w", i, err)
 		}
 	}
 	return nil
@@ -351,6 +397,32 @@ type RandomOptions struct {
 	// photographs are (Scene.JPEGQuality 35 to 75, JPEGScale 0.45 to
 	// 0.85: dice of about 22 to 41 px in the JPEG). Default 0.
 	JPEG float64
+
+	// The knobs below draw from random streams of their own: with each
+	// off (its zero value) a scene is what it was before the knob existed.
+
+	// Surfaces are the surfaces to draw the table from (and its colour
+	// and grain, dice kept off its colour); default felt alone, as ever.
+	Surfaces []Surface
+	// Clutter is the mean number of things (a Poisson count: keyboards,
+	// cables, coins, pens, cards, phones, sheets, stickers, notes) on the
+	// table under the dice, anywhere in view. Default 0.
+	Clutter float64
+	// MaxCameraTilt tilts the camera by up to that many degrees (at most
+	// 50), from any side, with a lens of 0.75 to 1.3 (Scene.Lens); the
+	// dice are placed where the camera sees them whole and apart, and
+	// those that do not fit are left out. Default 0: straight down.
+	MaxCameraTilt float64
+	// AnyColour is the share of dice with a body of any hue, light or
+	// dark, and pips that stand out on it. Default 0.
+	AnyColour float64
+	// Styles is the share of dice of their own make: corners from sharp
+	// to well rounded, pips from small to large, and now and then a
+	// casino die (translucent, sharp, flush white pips). Default 0.
+	Styles float64
+	// SizeSpread varies each die's side by up to that share of DieSize,
+	// either way. Default 0.
+	SizeSpread float64
 }
 
 // Random returns a realistic random scene: a table, dice of many colours
@@ -438,14 +510,22 @@ func Random(seed uint64, o RandomOptions) Scene {
 		}
 		dice[i] = d
 	}
-	margin := s.DieSize
-	region := Rect{margin, margin, float64(s.Width) - 2*margin, float64(s.Height) - 2*margin}
-	for gap := s.DieSize * 0.3; gap >= 0; gap -= s.DieSize * 0.1 {
-		if Place(dice, region, s.DieSize, math.Max(gap, 0), seed) == nil {
-			break
+	applyKnobs(&s, dice, o, seed)
+	if s.tilted() {
+		dice = placeTilted(s, dice, seed)
+	} else {
+		margin := s.DieSize
+		region := Rect{margin, margin, float64(s.Width) - 2*margin, float64(s.Height) - 2*margin}
+		for gap := s.DieSize * 0.3; gap >= 0; gap -= s.DieSize * 0.1 {
+			if Place(dice, region, s.DieSize, math.Max(gap, 0), seed) == nil {
+				break
+			}
 		}
 	}
 	s.Dice = dice
+	if o.Clutter > 0 {
+		s.Clutter = randomClutter(s, o.Clutter, seed)
+	}
 	return s
 }
 
