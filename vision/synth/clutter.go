@@ -239,13 +239,27 @@ func warpSprite(canvas *gocv.Mat, sp sprite, quad [4]pt, sigma float64, fn func(
 	if b.Empty() {
 		return nil
 	}
-	m, size := spriteWarp(sp, quad, b)
-	defer m.Close()
 	alpha := gocv.NewMat()
 	defer alpha.Close()
-	gocv.WarpPerspectiveWithParams(sp.alpha, &alpha, m, size, gocv.InterpolationLinear, gocv.BorderConstant, color.RGBA{})
 	if sigma > 0 {
-		blurSigma(&alpha, sigma)
+		// A soft shadow: warped and blurred at a quarter of the
+		// resolution, then enlarged.
+		small := [4]pt{}
+		for i, q := range quad {
+			small[i] = pt{float64(b.Min.X) + (q.x-float64(b.Min.X))/4, float64(b.Min.Y) + (q.y-float64(b.Min.Y))/4}
+		}
+		sb := image.Rectangle{Min: b.Min, Max: b.Min.Add(image.Point{X: (b.Dx() + 3) / 4, Y: (b.Dy() + 3) / 4})}
+		m, size := spriteWarp(sp, small, sb)
+		lo := gocv.NewMat()
+		gocv.WarpPerspectiveWithParams(sp.alpha, &lo, m, size, gocv.InterpolationArea, gocv.BorderConstant, color.RGBA{})
+		m.Close()
+		blurSigma(&lo, sigma/4)
+		gocv.Resize(lo, &alpha, image.Point{X: b.Dx(), Y: b.Dy()}, 0, 0, gocv.InterpolationLinear)
+		lo.Close()
+	} else {
+		m, size := spriteWarp(sp, quad, b)
+		defer m.Close()
+		gocv.WarpPerspectiveWithParams(sp.alpha, &alpha, m, size, gocv.InterpolationLinear, gocv.BorderConstant, color.RGBA{})
 	}
 	region := canvas.Region(b)
 	defer region.Close()

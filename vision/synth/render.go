@@ -634,7 +634,12 @@ func light(canvas *gocv.Mat, s Scene) error {
 			g *= 1 - s.Light.Vignette*r*r
 			i := (y*w + x) * 3
 			for k := 0; k < 3; k++ {
-				cb[i+k] = uint8(math.Min(255, float64(cb[i+k])*g))
+				// An if, not math.Min: the same bytes, several times faster.
+				if v := float64(cb[i+k]) * g; v < 255 {
+					cb[i+k] = uint8(v)
+				} else {
+					cb[i+k] = 255
+				}
 			}
 		}
 	}
@@ -765,6 +770,22 @@ func ellipse(img *gocv.Mat, x, y, rx, ry, rot float64, c color.RGBA) {
 
 func scale(c color.RGBA, f float64) color.RGBA {
 	return color.RGBA{uint8(float64(c.R) * f), uint8(float64(c.G) * f), uint8(float64(c.B) * f), 255}
+}
+
+// softBlur blurs img with a Gaussian of the given sigma, at a quarter of
+// its resolution when sigma is large: shadows and soft edges, where the
+// difference does not show and a full blur costs most of a render.
+func softBlur(img *gocv.Mat, sigma float64) {
+	if sigma < 6 || img.Cols() < 16 || img.Rows() < 16 {
+		blurSigma(img, sigma)
+		return
+	}
+	small := gocv.NewMat()
+	defer small.Close()
+	size := image.Point{X: img.Cols(), Y: img.Rows()}
+	gocv.Resize(*img, &small, image.Point{X: (size.X + 3) / 4, Y: (size.Y + 3) / 4}, 0, 0, gocv.InterpolationArea)
+	blurSigma(&small, sigma/4)
+	gocv.Resize(small, img, size, 0, 0, gocv.InterpolationLinear)
 }
 
 // blurSigma blurs img with a Gaussian of the given sigma.

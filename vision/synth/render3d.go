@@ -186,7 +186,7 @@ func shadows3D(canvas *gocv.Mat, s Scene, fr frame) error {
 		}
 		fillPoly(&mask, intPoints(hull(pts), 1), color.RGBA{255, 255, 255, 255})
 	}
-	blurSigma(&mask, sides/float64(len(s.Dice))*fr.k*0.12+1)
+	softBlur(&mask, sides/float64(len(s.Dice))*fr.k*0.12+1)
 	return darken(canvas, mask, 0.55*s.Light.Shadow)
 }
 
@@ -224,7 +224,7 @@ func reflectDie(canvas *gocv.Mat, s Scene, fr frame, d Die) error {
 		h[i].y -= float64(bounds.Min.Y)
 	}
 	fillPoly(&alpha, intPoints(h, 1), color.RGBA{255, 255, 255, 255})
-	blurSigma(&alpha, side*fr.k*0.08+1)
+	softBlur(&alpha, side*fr.k*0.08+1)
 	return blendColour(canvas, alpha, bounds, d.Colour, 0.3)
 }
 

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
@@ -169,11 +170,11 @@ func paintSurface(canvas *gocv.Mat, s Scene, fr frame) error {
 		return err
 	}
 	defer small.Close()
-	gocv.Resize(small, canvas, image.Point{X: canvas.Cols(), Y: canvas.Rows()}, 0, 0, gocv.InterpolationLinear)
 	// Blotches over it all: no surface is even.
-	if err := blotches(canvas, 4+6*s.Texture, rng); err != nil {
+	if err := blotches(&small, 4+6*s.Texture, rng); err != nil {
 		return err
 	}
+	gocv.Resize(small, canvas, image.Point{X: canvas.Cols(), Y: canvas.Rows()}, 0, 0, gocv.InterpolationLinear)
 	switch s.Surface {
 	case Paper:
 		printPaper(canvas, s, fr, rng)
@@ -241,14 +242,17 @@ func paintFeltOver(canvas *gocv.Mat, strength float64, rng *rand.Rand) error {
 
 // floatMat makes an 8-bit BGR Mat of a w x h buffer of BGR floats.
 func floatMat(buf []float32, w, h int) (gocv.Mat, error) {
-	b := make([]byte, len(buf))
+	b := make([]byte, 4*len(buf))
 	for i, v := range buf {
-		b[i] = clamp8(float64(v))
+		binary.NativeEndian.PutUint32(b[4*i:], math.Float32bits(v))
 	}
-	m, err := gocv.NewMatFromBytes(h, w, gocv.MatTypeCV8UC3, b)
+	f, err := gocv.NewMatFromBytes(h, w, gocv.MatTypeCV32FC3, b)
 	if err != nil {
 		return gocv.Mat{}, fmt.Errorf("synth: %w", err)
 	}
+	defer f.Close()
+	m := gocv.NewMat()
+	f.ConvertTo(&m, gocv.MatTypeCV8UC3) // rounds and saturates
 	return m, nil
 }
 
@@ -529,7 +533,7 @@ func trayBorder(canvas *gocv.Mat, s Scene, fr frame, rng *rand.Rand) {
 	defer edge.Close()
 	edge.SetTo(gocv.NewScalar(255, 0, 0, 0))
 	fillPoly(&edge, outer(-band*0.6), color.RGBA{})
-	blurSigma(&edge, band*fr.k*0.4+1)
+	softBlur(&edge, band*fr.k*0.4+1)
 	gocv.BitwiseAnd(edge, inner, &edge)
 	_ = darken(canvas, edge, 0.25)
 }
