@@ -343,7 +343,7 @@ func drawCube(canvas *gocv.Mat, s Scene, fr frame, d Die, rng *rand.Rand) (Label
 		glare(canvas, nil, fc.x, fc.y, topSide, rng)
 	}
 	if d.Hidden > 0 {
-		hide(canvas, s, d, fc.x, fc.y, topSide, rng)
+		finger(canvas, d, fc.x, fc.y, topSide, rng)
 	}
 	// The truth, in the image.
 	outlineImg, topImg := silhouette(cam, s, d)
@@ -445,4 +445,23 @@ func blendLayer(canvas *gocv.Mat, layer, alpha gocv.Mat, b image.Rectangle, opac
 // circleF draws a filled, anti-aliased circle at sub-pixel precision.
 func circleF(img *gocv.Mat, x, y, r float64, c color.RGBA) {
 	gocv.CircleWithParams(img, image.Point{X: int(math.Round(x * 16)), Y: int(math.Round(y * 16))}, int(math.Round(r*16)), c, -1, gocv.LineAA, 4)
+}
+
+// finger covers part of the die with a fingertip reaching in from one
+// side, as a player's hand over the dice does: skin, lit along its back,
+// a nail at its tip.
+func finger(canvas *gocv.Mat, d Die, cx, cy, side float64, rng *rand.Rand) {
+	a := rng.Float64() * 360
+	ux, uy := math.Cos(a*math.Pi/180), math.Sin(a*math.Pi/180)
+	skins := []color.RGBA{rgb(224, 172, 140), rgb(198, 134, 100), rgb(141, 85, 50), rgb(250, 205, 175), rgb(110, 70, 50)}
+	skin := skins[rng.IntN(len(skins))]
+	width := side * (0.75 + 0.25*rng.Float64())
+	length := side * 3
+	// The tip reaches Hidden of the way across the die.
+	tip := side * (0.5 - d.Hidden)
+	mx, my := cx+ux*(tip+length/2), cy+uy*(tip+length/2)
+	fillPoly(canvas, roundedRect(mx, my, length, width, a, 0.5), scale(skin, 0.75))
+	fillPoly(canvas, roundedRect(mx+ux*width*0.05, my+uy*width*0.05, length-width*0.1, width*0.7, a, 0.5), skin)
+	nail := color.RGBA{clamp8(float64(skin.R)*0.9 + 40), clamp8(float64(skin.G)*0.8 + 40), clamp8(float64(skin.B)*0.8 + 45), 255}
+	fillPoly(canvas, roundedRect(cx+ux*(tip+width*0.35), cy+uy*(tip+width*0.35), width*0.5, width*0.45, a, 0.4), nail)
 }

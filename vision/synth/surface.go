@@ -431,7 +431,16 @@ func printPaper(canvas *gocv.Mat, s Scene, fr frame, rng *rand.Rand) {
 	w, h := float64(canvas.Cols()), float64(canvas.Rows())
 	ink := []color.RGBA{rgb(150, 175, 215), rgb(170, 170, 175), rgb(120, 150, 200)}[rng.IntN(3)]
 	thick := max(1, int(mm*0.25))
-	switch rng.IntN(4) {
+	kind := 0 // plain
+	switch r := rng.Float64(); {
+	case r < 0.3:
+		kind = 1
+	case r < 0.5:
+		kind = 2
+	case r < 0.65:
+		kind = 3
+	}
+	switch kind {
 	case 1: // ruled, with a margin
 		gap := (6 + 3*rng.Float64()) * mm
 		for y := gap * rng.Float64(); y < h; y += gap {
@@ -447,9 +456,11 @@ func printPaper(canvas *gocv.Mat, s Scene, fr frame, rng *rand.Rand) {
 		for x := gap * rng.Float64(); x < w; x += gap {
 			gocv.Line(canvas, image.Point{X: int(x), Y: 0}, image.Point{X: int(x), Y: int(h)}, ink, thick)
 		}
-	case 3: // printed text
+	case 3: // a printed page: a column of text, margins around it
 		size := (2.5 + 2*rng.Float64()) * mm
-		printText(canvas, image.Rect(0, 0, int(w), int(h)), size, rgb(40, 40, 45), rng)
+		x0, y0 := w*0.3*rng.Float64(), h*0.3*rng.Float64()
+		col := image.Rect(int(x0), int(y0), int(x0+160*mm), int(y0+250*mm))
+		printText(canvas, col, size, rgb(40, 40, 45), rng)
 	}
 }
 
@@ -541,9 +552,11 @@ func trayBorder(canvas *gocv.Mat, s Scene, fr frame, rng *rand.Rand) {
 // dust scatters specks and a few smears on glass.
 func dust(canvas *gocv.Mat, s Scene, fr frame, rng *rand.Rand) {
 	mm := s.mmPer() * fr.k
-	n := int(float64(canvas.Cols()*canvas.Rows()) / (mm * mm * 400))
+	n := int(float64(canvas.Cols()*canvas.Rows()) / (mm * mm * 2500))
+	base := s.Table
 	for i := 0; i < n; i++ {
-		v := uint8(70 + rng.IntN(90))
-		circleF(canvas, rng.Float64()*float64(canvas.Cols()), rng.Float64()*float64(canvas.Rows()), mm*(0.1+0.25*rng.Float64()), color.RGBA{v, v, v, 255})
+		// Specks a little lighter than the glass: dust, not stars.
+		c := mixRGB(base, rgb(200, 200, 200), 0.1+0.2*rng.Float64())
+		circleF(canvas, rng.Float64()*float64(canvas.Cols()), rng.Float64()*float64(canvas.Rows()), mm*(0.1+0.2*rng.Float64()), c)
 	}
 }

@@ -61,7 +61,7 @@ func style(d *Die, table color.RGBA, rng *rand.Rand) {
 			return
 		}
 	}
-	d.Corner = 0.04 + 0.24*rng.Float64()
+	d.Corner = 0.04 + 0.18*rng.Float64()
 	d.PipScale = 0.7 + 0.65*rng.Float64()
 }
 
@@ -179,6 +179,7 @@ func randomClutter(s Scene, mean float64, seed uint64) []Thing {
 		cam = &c
 	}
 	things := make([]Thing, 0, n)
+	keyboards := 0
 	for i := 0; i < n; i++ {
 		r := rng.Float64() * total
 		kind := Kinds[len(Kinds)-1]
@@ -189,12 +190,27 @@ func randomClutter(s Scene, mean float64, seed uint64) []Thing {
 			}
 			r -= weights[k]
 		}
-		x, y := w*(-0.1+1.2*rng.Float64()), h*(-0.1+1.2*rng.Float64())
-		if cam != nil {
-			x, y = cam.unproject(x, y)
+		if kind == Keyboard {
+			if keyboards++; keyboards > 1 {
+				kind = Cable // one keyboard to a desk
+			}
 		}
-		t := Thing{Kind: kind, X: x, Y: y, Rotation: 360 * rng.Float64(), Seed: rng.Uint64()}
+		t := Thing{Kind: kind, Rotation: 360 * rng.Float64(), Seed: rng.Uint64()}
 		t.Size = usualSize[kind] * s.mmPer() * (0.85 + 0.3*rng.Float64())
+		// Dice lie beside a keyboard, a phone or a pen more often than on
+		// them: try for a place clear of them, and now and then keep one
+		// that is not.
+		clear := rng.Float64() < 0.8
+		for try := 0; try < 30; try++ {
+			x, y := w*(-0.1+1.2*rng.Float64()), h*(-0.1+1.2*rng.Float64())
+			if cam != nil {
+				x, y = cam.unproject(x, y)
+			}
+			t.X, t.Y = x, y
+			if !clear || !covers(s, t) {
+				break
+			}
+		}
 		if s.Units == Millimetres {
 			t.X, t.Y, t.Size = t.X/s.pxPerMM(), t.Y/s.pxPerMM(), t.Size/s.pxPerMM()
 		}
@@ -213,6 +229,32 @@ func randomClutter(s Scene, mean float64, seed uint64) []Thing {
 	return things
 }
 
+// covers reports whether a raised thing (a keyboard, a phone, a pen)
+// would lie under one of the scene's dice; t is in table units.
+func covers(s Scene, t Thing) bool {
+	var hw, hh float64
+	switch t.Kind {
+	case Keyboard:
+		hw, hh = t.Size/2, t.Size*6.9/16/2
+	case Phone:
+		hw, hh = t.Size*0.48/2, t.Size/2
+	case Pen:
+		hw, hh = t.Size/2, t.Size*0.06
+	default:
+		return false
+	}
+	ca, sa := math.Cos(t.Rotation*math.Pi/180), math.Sin(t.Rotation*math.Pi/180)
+	for _, d := range s.Dice {
+		dx, dy := s.px(d.X)-t.X, s.px(d.Y)-t.Y
+		lx, ly := dx*ca+dy*sa, -dx*sa+dy*ca
+		m := s.dieSide(d)
+		if math.Abs(lx) < hw+m && math.Abs(ly) < hh+m {
+			return true
+		}
+	}
+	return false
+}
+
 // Varied returns a random scene for training a reader that must work on
 // photographs it never saw: any image size from 640x480 to 1280x720 (w
 // and h, when above 0, fix it), 6 to 40 dice of 14 to 64 px (per scene,
@@ -224,7 +266,7 @@ func randomClutter(s Scene, mean float64, seed uint64) []Thing {
 func Varied(seed uint64, w, h int) Scene {
 	rng := rand.New(rand.NewPCG(seed, 0xa1ed))
 	if w <= 0 || h <= 0 {
-		sizes := [][2]int{{640, 480}, {800, 600}, {960, 540}, {1024, 768}, {1280, 720}, {720, 540}, {854, 480}}
+		sizes := [][2]int{{640, 480}, {800, 600}, {960, 540}, {1024, 576}, {1280, 720}, {720, 540}, {854, 480}}
 		sz := sizes[rng.IntN(len(sizes))]
 		w, h = sz[0], sz[1]
 	}
@@ -243,7 +285,7 @@ func Varied(seed uint64, w, h int) Scene {
 		o.MaxCameraTilt = 45
 	}
 	if rng.Float64() < 0.5 {
-		o.Clutter = 1 + 4*rng.Float64()
+		o.Clutter = 1 + 3*rng.Float64()
 	}
 	if rng.Float64() < 0.5 {
 		o.Stars = []Artwork{Pip}
