@@ -29,9 +29,10 @@ type camera struct {
 	w, h    float64    // the image's size
 }
 
-// tilted reports whether the scene is seen by the tilted (or turned)
-// camera rather than straight down, as flat scenes always were.
-func (s Scene) tilted() bool { return s.CameraTilt != 0 || s.CameraTurn != 0 }
+// tilted reports whether the scene is seen by the tilted camera rather
+// than straight down, as every scene was before it: a camera straight
+// down is the flat renderer's, whatever its turn.
+func (s Scene) tilted() bool { return s.CameraTilt > 0 }
 
 // lens is the focal length as a share of the image's longer side.
 func (s Scene) lens() float64 {

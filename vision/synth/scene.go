@@ -142,8 +142,9 @@ type Scene struct {
 	Dice []Die
 	// CameraTilt is how far, in degrees, the camera looks off straight
 	// down, 0 to 50; CameraTurn the direction it looks from, in degrees (0:
-	// from the flat image's bottom edge, 90: from its right). A tilted or
-	// turned camera sees each die as a cube: its top face and the sides
+	// from the flat image's bottom edge, 90: from its right; nothing
+	// when the tilt is 0, which draws the flat table of old). A tilted
+	// camera sees each die as a cube: its top face and the sides
 	// that face the camera, each with its own face's pips, and the table
 	// foreshortened. Positions stay on the table, in the scene's units;
 	// the table point at the flat image's centre stays at the image's

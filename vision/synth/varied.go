@@ -163,7 +163,7 @@ func randomClutter(s Scene, mean float64, seed uint64) []Thing {
 	rng := rand.New(rand.NewPCG(seed, 0xab0000+streamClutter))
 	// Knuth's Poisson draw.
 	n, p, limit := 0, rng.Float64(), math.Exp(-mean)
-	for p > limit && n < 40 {
+	for p > limit && n < 8 {
 		n++
 		p *= rng.Float64()
 	}
