@@ -28,16 +28,14 @@ TESTTIMEOUT ?= 15m
 
 # System packages: what building needs (ca-certificates for the module
 # proxy), and what the tests start themselves.
-# OpenBLAS replaces the reference BLAS behind OpenCV's matrix product, which
-# the dice reader's networks use (about three times faster; docs/vision.md).
 # Chromium is Debian's and Raspberry Pi OS trixie's chromium, or Raspberry
 # Pi OS bookworm's chromium-browser (the browser tests find either): see
 # test-deps.
-BUILD_PKGS := pkg-config g++ libopencv-dev libopenblas0-pthread ca-certificates
+BUILD_PKGS := pkg-config g++ libopencv-dev ca-certificates
 TEST_PKGS  := mosquitto
 CHROMIUM_PKGS := chromium chromium-browser
 
-.PHONY: all build test demo vet bench train fuzz deps go-toolchain test-deps clean install
+.PHONY: all build test demo vet bench train train-deps fuzz deps go-toolchain test-deps clean install
 
 all: build
 
@@ -115,31 +113,44 @@ demo: build
 bench: deps
 	$(GO) test $(GOTAGS) -run '^$$' -bench . -benchmem ./...
 	# vision: accuracy on the labelled photographs' test split (../shared beside
-	# the repository), and the face network's alone at the labelled boxes
-	# and at the finder's (-ceiling: how far a decision on its probability
-	# alone could go), on
-	# synthetic star dice (plain, marbled, glossy, saved as small JPEGs, cocked),
-	# and one core's speed
-	# (taskset keeps OpenCV's and OpenBLAS's threads on that core too).
+	# the repository) with its reliability table and the read time per
+	# photograph beside a plain OpenCV pipeline's, on synthetic star dice
+	# (plain, marbled, glossy, saved as small JPEGs, cocked; each with and
+	# without the star-dice hint), and one core's speed on a 1280x720 table
+	# (taskset keeps OpenCV's threads on that core too).
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
-	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -ceiling 0.005 -synthetic 200 -marbled 200 -glossy 200 -jpeg 200 -cocked 200 -speed 100
+	GOMAXPROCS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -marbled 200 -glossy 200 -jpeg 200 -cocked 200 -varied 100 -speed 100
 
-# train retrains the face networks (vision/model/facenet.json) from the
-# photographs' train/ split and synthetic tables by the committed networks'
-# recipe: about 45 minutes on two cores. The committed ones are what commit
-# 784271b's readtrain made with these flags (byte for byte; docs/vision.md,
-# Training); today's code and label fixes make another draw of the recipe.
-# OpenBLAS keeps to one thread, or its threads fight the training's
-# workers. TRAIN_FLAGS='...' trains otherwise (liarsd readtrain -h).
-TRAIN_FLAGS ?= -cocked 0.1 -o '' -finder-o ''
-train: build
-	OPENBLAS_NUM_THREADS=1 ./$(BIN) readtrain -photos ../shared/data/dice-photos $(TRAIN_FLAGS)
+# train retrains the dice reader's networks (vision/model/finder.onnx,
+# faces.onnx) with PyTorch from the photographs' train/ split and synthetic
+# tables rendered by vision/synth, then chooses the decision bars on the
+# photographs the recipe held out (reader.json). PyTorch, ONNX and OpenCV's
+# Python bindings come from Debian (apt: PyPI is not needed). About 35
+# minutes on two cores (docs/vision.md); CUDA is used when torch sees a GPU.
+# TRAIN_FLAGS='...' trains otherwise (python3 vision/recipe/train.py -h).
+PYTHON       ?= /usr/bin/python3
+TRAIN_PKGS   := python3-torch python3-onnx python3-opencv python3-numpy
+SYNTH_DIR    ?= build/synth
+SYNTH_SCENES ?= 2500
+TRAIN_FLAGS  ?=
+train-deps:
+	$(call install_missing,$(TRAIN_PKGS))
+
+train: build train-deps
+	@if [ ! -f $(SYNTH_DIR)/labels.csv ] || [ "$$(ls $(SYNTH_DIR)/images | wc -l)" != "$(SYNTH_SCENES)" ]; then \
+		rm -rf $(SYNTH_DIR) && ./$(BIN) synth -varied -o $(SYNTH_DIR) -n $(SYNTH_SCENES) -seed 1000000; fi
+	$(PYTHON) vision/recipe/train.py --photos ../shared/data/dice-photos --synth $(SYNTH_DIR) --out vision/model $(TRAIN_FLAGS)
+	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	./$(BIN) readtrain -models vision/model -o vision/model/reader.json
+	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
 
 # fuzz runs each fuzz target for FUZZTIME (by hand: they are not part of test).
 FUZZTIME ?= 60s
 fuzz: deps
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzTable$$' -fuzztime $(FUZZTIME) ./engine/record
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./calibration
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeImage$$' -fuzztime $(FUZZTIME) ./vision
 
 clean:
 	rm -rf bin

@@ -25,7 +25,12 @@ func (s *Session) Dice() error {
 		return err
 	}
 	defer img.Close()
-	dice, err := vision.NewReader(s.File.VisionOptions()).Read(img)
+	reader, err := vision.NewReader(s.File.VisionOptions())
+	if err != nil {
+		return fmt.Errorf("calibration: %w", err)
+	}
+	defer reader.Close()
+	dice, err := reader.Read(img)
 	if err != nil {
 		return err
 	}
@@ -170,7 +175,7 @@ func (f *File) ReaderWith(o vision.Options) (*Reader, error) {
 		}
 		o.Background = bg
 	}
-	r := &Reader{reader: vision.NewReader(o), plain: o.PlainDice}
+	r := &Reader{plain: o.PlainDice}
 	if f.Dice != nil && len(f.Dice.Templates) > 0 {
 		m, err := vision.NewFaceMatcher(f.Dice.Templates)
 		if err != nil {
@@ -178,8 +183,16 @@ func (f *File) ReaderWith(o vision.Options) (*Reader, error) {
 		}
 		r.faces = m
 	}
+	vr, err := vision.NewReader(o)
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	r.reader = vr
 	return r, nil
 }
+
+// Close frees the reader's networks.
+func (r *Reader) Close() error { return r.reader.Close() }
 
 // Read finds and reads every die in img.
 func (r *Reader) Read(img gocv.Mat) ([]vision.Die, error) {

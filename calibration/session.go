@@ -246,7 +246,11 @@ func (s *Session) teachSeats(names []string) (Zones, error) {
 	if s.File.Board == nil || s.File.Board.Stale {
 		return nil, errors.New("calibration: teaching seats needs the board's geometry: run the board step first")
 	}
-	reader := vision.NewReader(s.File.VisionOptions())
+	reader, err := vision.NewReader(s.File.VisionOptions())
+	if err != nil {
+		return nil, fmt.Errorf("calibration: %w", err)
+	}
+	defer reader.Close()
 	samples := map[string][]Point{}
 	for _, name := range names {
 		img, err := s.capture(fmt.Sprintf("Lay two or three dice in front of %s, and no others.", name))

@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"gocv.io/x/gocv"
+
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/demo"
 	"github.com/liarsd/liarsd/vision"
 	"github.com/liarsd/liarsd/vision/synth"
+	"github.com/liarsd/liarsd/vision/visiontest"
 )
 
 // lockedSource makes a vision.Source safe for the referee's retries.
@@ -27,7 +30,7 @@ func TestCameraReadsTheReveal(t *testing.T) {
 	defer cam.Close()
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{
-		Camera: cam, Reader: vision.NewReader(vision.Options{StarDice: true}),
+		Camera: cam, Reader: visiontest.NewReader(t, vision.Options{StarDice: true, DieSize: 1.27 * 40}),
 		Zones: referee.NearestSeat{Positions: layout.Positions()}, RetryCapture: 50 * time.Millisecond,
 	})
 	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":3}}`)
@@ -77,7 +80,7 @@ func TestCameraInDoubtAsksForALook(t *testing.T) {
 	})
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{
-		Camera: sourceCamera{src}, Reader: vision.NewReader(vision.Options{}),
+		Camera: sourceCamera{src}, Reader: visiontest.NewReader(t, vision.Options{}),
 		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 100 * time.Millisecond,
 	})
 	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
@@ -158,7 +161,7 @@ func TestCameraReadsTheOpeningRoll(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{
-		Camera: cam, Reader: vision.NewReader(vision.Options{StarDice: true}),
+		Camera: cam, Reader: visiontest.NewReader(t, vision.Options{StarDice: true, DieSize: 1.27 * 40}),
 		Zones: referee.NearestSeat{Positions: layout.Positions()}, RetryCapture: 50 * time.Millisecond,
 	})
 	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
@@ -194,8 +197,10 @@ func TestCameraWaitsForTheReroll(t *testing.T) {
 		return s
 	})
 	path := filepath.Join(t.TempDir(), "t1.journal")
+	// The re-roll's logic is under test, not the reader (the tests above
+	// read through it): the dice read are the rendered frame's own.
 	h := start(t, path, referee.Config{
-		Camera: sourceCamera{src}, Reader: vision.NewReader(vision.Options{StarDice: true}),
+		Camera: sourceCamera{src}, Reader: truthReader{src},
 		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 50 * time.Millisecond,
 	})
 	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
@@ -240,3 +245,10 @@ func checkPublishedIsAdjudicated(t *testing.T, h *harness, path string) {
 		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
 	}
 }
+
+// newVisionReader returns a dice reader with opts, closed when the test ends.
+// truthReader reads the dice the synthetic source rendered in the frame
+// it gave last: for tests of what the referee does with a read.
+type truthReader struct{ src *synth.Source }
+
+func (r truthReader) Read(gocv.Mat) ([]vision.Die, error) { return r.src.Truth(), nil }

@@ -49,8 +49,12 @@ func printedBoard(t testing.TB, dice [][3]int, light float64) gocv.Mat {
 
 // TestBackgroundKeepsThePrintingOut checks that with the empty board as
 // background, the segmentation finds the dice and not the board's printed
-// track, also under dimmer light than at calibration; the estimate from
-// the frame alone takes the printing for things on the table.
+
+// TestBackgroundKeepsThePrintingOut checks that with the empty board as
+// background, places on the board's printed track (which a finder may
+// take for dice: pale squares of a die's size) are dropped and the dice
+// are kept, under dimmer, uneven light than at calibration; and that a
+// background of another shape is not used.
 func TestBackgroundKeepsThePrintingOut(t *testing.T) {
 	empty := printedBoard(t, nil, 1)
 	defer empty.Close()
@@ -61,29 +65,35 @@ func TestBackgroundKeepsThePrintingOut(t *testing.T) {
 	dice := [][3]int{{150, 220, 5}, {330, 250, 3}, {500, 200, 6}}
 	frame := printedBoard(t, dice, 0.85)
 	defer frame.Close()
-	count := func(b *Background) (onDice, elsewhere int) {
-		cands, err := findCandidates(frame, 44, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cands {
-			near := false
-			for _, d := range dice {
-				near = near || math.Hypot(c.cx-float64(d[0]), c.cy-float64(d[1])) < 15
-			}
-			if near {
-				onDice++
-			} else {
-				elsewhere++
-			}
-		}
-		return
+	r := &Reader{opts: Options{Background: bg}}
+	var cs []candidate
+	for _, d := range dice {
+		cs = append(cs, candidate{x: float64(d[0]), y: float64(d[1]), extent: 44, p: 0.9})
 	}
-	if on, off := count(bg); on != len(dice) || off != 0 {
-		t.Errorf("with the background: %d regions on the %d dice, %d elsewhere; want one on each die and none elsewhere", on, len(dice), off)
+	for i := 0; i < 10; i++ {
+		// The printed squares of the track.
+		cs = append(cs, candidate{x: float64(62 + i*58), y: 42, extent: 44, p: 0.5})
 	}
-	if _, off := count(nil); off == 0 {
-		t.Errorf("without the background no region lies off the dice: the test's board does not show what the background is for")
+	kept, err := r.onTheBoard(frame, append([]candidate(nil), cs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDice := 0
+	for _, c := range kept {
+		if c.y > 100 {
+			onDice++
+		}
+	}
+	if got, want := len(kept), len(dice); got != want || onDice != want {
+		t.Errorf("kept %d places (%d on dice); want the %d dice and none of the track", got, onDice, want)
+	}
+	// Without a background every place stays.
+	none, err := (&Reader{}).onTheBoard(frame, append([]candidate(nil), cs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(none), len(cs); got != want {
+		t.Errorf("without a background: kept %d places; want all %d", got, want)
 	}
 	// A background from another camera mode (another shape) is not used.
 	other := gocv.NewMatWithSize(100, 100, gocv.MatTypeCV8UC3)
@@ -95,69 +105,4 @@ func TestBackgroundKeepsThePrintingOut(t *testing.T) {
 	if square.fits(640, 360) || !bg.fits(320, 180) {
 		t.Error("fits: want a background used at its own shape, at any scale, and not at another shape")
 	}
-}
-
-// BenchmarkBackground reads boards with a printed track (printedBoard),
-// dimmer than at calibration, with and without the empty board as
-// background, and reports the dice read right and confidently and the
-// regions the segmentation finds off the dice:
-//
-//	go test -run '^$' -bench Background -benchtime 20x ./vision/
-func BenchmarkBackground(b *testing.B) {
-	empty := printedBoard(b, nil, 1)
-	defer empty.Close()
-	bg, err := NewBackground(empty)
-	if err != nil {
-		b.Fatal(err)
-	}
-	readers := []*Reader{NewReader(Options{PlainDice: true}), NewReader(Options{PlainDice: true, Background: bg})}
-	var right, wrong, off [2]int
-	total := 0
-	for i := 0; b.Loop(); i++ {
-		var dice [][3]int
-		for k := 0; k < 6; k++ {
-			dice = append(dice, [3]int{60 + k*100 + (i*17)%30, 130 + ((i+k)*53)%180, 2 + (i+k)%5})
-		}
-		frame := printedBoard(b, dice, 0.8+0.04*float64(i%6))
-		total += len(dice)
-		for j, r := range readers {
-			got, err := r.Read(frame)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, d := range got {
-				near := -1
-				for k, w := range dice {
-					if math.Hypot(d.X-float64(w[0]), d.Y-float64(w[1])) < 15 {
-						near = k
-					}
-				}
-				switch {
-				case d.Uncertain:
-				case near >= 0 && d.Face == dice[near][2]:
-					right[j]++
-				default:
-					wrong[j]++
-				}
-			}
-			cands, _ := findCandidates(frame, 44, r.opts.Background)
-			for _, c := range cands {
-				on := false
-				for _, w := range dice {
-					on = on || math.Hypot(c.cx-float64(w[0]), c.cy-float64(w[1])) < 15
-				}
-				if !on {
-					off[j]++
-				}
-			}
-		}
-		frame.Close()
-	}
-	pct := func(n int) float64 { return 100 * float64(n) / float64(max(total, 1)) }
-	b.ReportMetric(pct(right[0]), "%right-estimated")
-	b.ReportMetric(pct(right[1]), "%right-background")
-	b.ReportMetric(pct(wrong[0]), "%wrong-estimated")
-	b.ReportMetric(pct(wrong[1]), "%wrong-background")
-	b.ReportMetric(float64(off[0])/float64(max(b.N, 1)), "offdice-regions/frame-estimated")
-	b.ReportMetric(float64(off[1])/float64(max(b.N, 1)), "offdice-regions/frame-background")
 }

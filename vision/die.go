@@ -15,7 +15,8 @@ type Die struct {
 	// X and Y are the die's centre in the image's pixels.
 	X float64 `json:"x"`
 	Y float64 `json:"y"`
-	// Size is the length of the die's side in pixels.
+	// Size is the die's extent in pixels: the side of its box as the
+	// camera sees it (a die turned 45 degrees is wider than its side).
 	Size float64 `json:"size"`
 	// Confidence is how sure the reader is of Face, from 0 to 1.
 	Confidence float64 `json:"confidence"`
@@ -23,6 +24,22 @@ type Die struct {
 	// (a cocked die, a die half hidden, an unreadable face). A referee must
 	// ask for a look instead of adjudicating on it.
 	Uncertain bool `json:"uncertain"`
+	// Reason says, for an uncertain die, why.
+	Reason string `json:"reason,omitempty"`
+	// Net and Pips are the two witnesses' opinions: the face network's
+	// and the pip counter's (nil when the counter could not make the face
+	// out). A die is confident only when they agree.
+	Net  *Opinion `json:"net,omitempty"`
+	Pips *Opinion `json:"pips,omitempty"`
+}
+
+// Opinion is one witness's read of a die.
+type Opinion struct {
+	Face int  `json:"face"`
+	Star bool `json:"star"`
+	// Probability is the network's for its face; the pip counter gives
+	// none.
+	Probability float64 `json:"probability,omitempty"`
 }
 
 // String formats the die for logs and test messages.
@@ -74,8 +91,9 @@ func ParseView(s string) (View, error) {
 type Options struct {
 	// View is where the camera looks from.
 	View View
-	// DieSize is the expected side of a die in pixels, from calibration.
-	// Zero means unknown: the reader estimates it from the image.
+	// DieSize is the expected extent of a die in pixels (the side of its
+	// box as the camera sees it, Die.Size), from calibration. Zero means
+	// unknown: the reader estimates it from the image.
 	DieSize float64
 	// StarDice says the dice carry the star on their 1 face: a single
 	// central mark is then the star whatever its shape, and through a
@@ -89,11 +107,12 @@ type Options struct {
 	// MinConfidence is the confidence below which a die is flagged
 	// Uncertain. Zero means DefaultMinConfidence.
 	MinConfidence float64
-	// Models replaces the embedded learned weights (see LoadModels); nil
-	// keeps them.
+	// Models replaces the embedded networks and bars (see LoadModels);
+	// nil keeps them.
 	Models *Models `json:"-"`
 	// Background is the empty table from the same camera (calibration's
-	// background step); nil estimates the table from each frame.
+	// background step): a place the finder marks where the frame is the
+	// empty board (its printing, a seam) is not a die. Nil checks nothing.
 	Background *Background `json:"-"`
 }
 

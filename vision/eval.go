@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -90,32 +89,6 @@ func parseLabel(row []string) (Label, error) {
 	return l, nil
 }
 
-// LabelFix corrects the labels of a photograph, where by eye they are
-// wrong: the label whose box's centre lies in Label.Box takes Label's
-// face; where there is none, Label is added (a die the labels missed).
-type LabelFix struct {
-	Label
-	Why string // what the photograph shows, for people
-}
-
-// ParseLabelFixes parses a label fixes file: a header line, then
-// "split,image,face,xmin,ymin,xmax,ymax,why" rows.
-func ParseLabelFixes(r io.Reader) ([]LabelFix, error) {
-	rows, err := readLabelRows(r, 8, "label fixes")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]LabelFix, 0, len(rows))
-	for i, row := range rows {
-		l, err := parseLabel(row)
-		if err != nil {
-			return nil, fmt.Errorf("vision: label fixes line %d: %w", i+2, err)
-		}
-		out = append(out, LabelFix{Label: l, Why: row[7]})
-	}
-	return out, nil
-}
-
 // ReadLabels reads the labels of a folder of labelled photographs: its
 // labels.csv, as ParseLabels parses it.
 func ReadLabels(dir string) ([]Label, error) {
@@ -125,47 +98,6 @@ func ReadLabels(dir string) ([]Label, error) {
 	}
 	defer f.Close()
 	return ParseLabels(f)
-}
-
-// ReadLabelFixes reads a label fixes file, as ParseLabelFixes parses it;
-// an empty path is no fixes.
-func ReadLabelFixes(path string) ([]LabelFix, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("vision: %w", err)
-	}
-	defer f.Close()
-	return ParseLabelFixes(f)
-}
-
-// FixLabels returns labels with the fixes for their images applied, and
-// how many applied. labels is not modified.
-func FixLabels(labels []Label, fixes []LabelFix) ([]Label, int) {
-	out := slices.Clone(labels)
-	applied := 0
-	for _, f := range fixes {
-		found := false
-		for i := range out {
-			l := &out[i]
-			cx, cy := (l.Box.MinX+l.Box.MaxX)/2, (l.Box.MinY+l.Box.MaxY)/2
-			if l.Split == f.Split && l.Image == f.Image && cx >= f.Box.MinX && cx <= f.Box.MaxX && cy >= f.Box.MinY && cy <= f.Box.MaxY {
-				l.Face, l.Star, found = f.Face, f.Star, true
-				break
-			}
-		}
-		if !found {
-			if !slices.ContainsFunc(out, func(l Label) bool { return l.Split == f.Split && l.Image == f.Image }) {
-				// A fix for an image these labels do not hold.
-				continue
-			}
-			out = append(out, f.Label)
-		}
-		applied++
-	}
-	return out, applied
 }
 
 // Score tallies how a reader did against labelled dice.
@@ -213,13 +145,13 @@ func (s Score) String() string {
 // Errors describes what went wrong on one image, for people tuning.
 type Errors []string
 
-// Compare matches found dice to labelled ones (a die matches the nearest
-// label whose box holds its centre) and scores the reads.
-func Compare(found []Die, labels []Label) (Score, Errors) {
-	s := Score{Labelled: len(labels)}
-	var errs Errors
+// Match pairs each label with a found die: the nearest one, not paired
+// yet, whose centre lies in the label's box. It returns, per label, the
+// index of its die in found, or -1.
+func Match(found []Die, labels []Label) []int {
+	pairs := make([]int, len(labels))
 	used := make([]bool, len(found))
-	for _, l := range labels {
+	for li, l := range labels {
 		cx, cy := (l.Box.MinX+l.Box.MaxX)/2, (l.Box.MinY+l.Box.MaxY)/2
 		best, bd := -1, math.Inf(1)
 		for i, d := range found {
@@ -230,7 +162,26 @@ func Compare(found []Die, labels []Label) (Score, Errors) {
 				best, bd = i, dd
 			}
 		}
+		pairs[li] = best
+		if best >= 0 {
+			used[best] = true
+		}
+	}
+	return pairs
+}
+
+// Compare matches found dice to labelled ones (Match) and scores the
+// reads: a die no label holds counts as an extra, a confident one as a
+// confident error.
+func Compare(found []Die, labels []Label) (Score, Errors) {
+	s := Score{Labelled: len(labels)}
+	var errs Errors
+	pairs := Match(found, labels)
+	used := make([]bool, len(found))
+	for li, l := range labels {
+		best := pairs[li]
 		if best < 0 {
+			cx, cy := (l.Box.MinX+l.Box.MaxX)/2, (l.Box.MinY+l.Box.MaxY)/2
 			s.Missed++
 			errs = append(errs, fmt.Sprintf("missed %d at (%.0f,%.0f)", l.Face, cx, cy))
 			continue
@@ -240,7 +191,7 @@ func Compare(found []Die, labels []Label) (Score, Errors) {
 		switch {
 		case d.Uncertain:
 			s.Unsure++
-			errs = append(errs, fmt.Sprintf("uncertain %v (is %d)", d, l.Face))
+			errs = append(errs, fmt.Sprintf("uncertain %v (is %d): %s", d, l.Face, d.Reason))
 		case d.Face == l.Face && d.Star == l.Star:
 			s.Right++
 		default:

@@ -39,7 +39,14 @@ func Example() {
 		return
 	}
 	defer img.Close()
-	dice, err := vision.NewReader(vision.Options{}).Read(img)
+	// A calibrated table knows its dice's size (extent, in pixels).
+	r, err := vision.NewReader(vision.Options{DieSize: 56})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
+	dice, err := r.Read(img)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -76,11 +83,11 @@ func ExampleOpen() {
 		for _, f := range faces {
 			dice = append(dice, synth.Die{Face: f, Colour: p.Body, PipColour: p.Pips})
 		}
-		if err := synth.Place(dice, synth.Rect{X: 20, Y: 20, W: 280, H: 200}, 48, 12, uint64(i+1)); err != nil {
+		if err := synth.Place(dice, synth.Rect{X: 40, Y: 40, W: 560, H: 400}, 48, 12, uint64(i+1)); err != nil {
 			fmt.Println(err)
 			return
 		}
-		img, _, err := synth.Render(synth.Scene{Width: 320, Height: 240, Table: synth.Tables[0], Seed: uint64(i + 1), Dice: dice})
+		img, _, err := synth.Render(synth.Scene{Width: 640, Height: 480, Table: synth.Tables[0], Seed: uint64(i + 1), Dice: dice})
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -96,7 +103,12 @@ func ExampleOpen() {
 		return
 	}
 	defer src.Close()
-	r := vision.NewReader(vision.Options{})
+	r, err := vision.NewReader(vision.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
 	for range 3 {
 		img, err := src.Capture()
 		if err != nil {

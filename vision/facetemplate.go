@@ -214,3 +214,17 @@ func Gray(img gocv.Mat, dst *gocv.Mat) {
 		gocv.CvtColor(img, dst, gocv.ColorBGRToGray)
 	}
 }
+
+// bilinear samples m (w x h, one byte a cell) at (x, y) between cells; 0
+// off the grid.
+func bilinear(m []uint8, w, h int, x, y float64) float64 {
+	if x < 0 || y < 0 || x > float64(w-1) || y > float64(h-1) {
+		return 0
+	}
+	x0, y0 := int(x), int(y)
+	x1, y1 := min(x0+1, w-1), min(y0+1, h-1)
+	fx, fy := x-float64(x0), y-float64(y0)
+	a := float64(m[y0*w+x0])*(1-fx) + float64(m[y0*w+x1])*fx
+	b := float64(m[y1*w+x0])*(1-fx) + float64(m[y1*w+x1])*fx
+	return a*(1-fy) + b*fy
+}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"os"
+
+	"gocv.io/x/gocv"
 )
 
 // maxImagePixels bounds the images the reader decodes or converts: 2^26
@@ -139,4 +142,120 @@ func checkGoImage(img image.Image) error {
 		return fmt.Errorf("vision: %w", err)
 	}
 	return nil
+}
+
+// checkImage says why the reader cannot read img, if it cannot.
+func checkImage(img gocv.Mat) error {
+	if img.Empty() {
+		return errors.New("vision: empty image")
+	}
+	if t := img.Type(); t != gocv.MatTypeCV8UC3 && t != gocv.MatTypeCV8UC1 && t != gocv.MatTypeCV8UC4 {
+		name := t.String()
+		if name == "" {
+			// gocv names only some types (not CV_8S, say).
+			name = fmt.Sprintf("%d (depth %d, %d channels)", t, t&7, img.Channels())
+		}
+		return fmt.Errorf("vision: unsupported image type %s (want 8-bit gray, BGR or BGRA)", name)
+	}
+	if img.Cols() < 32 || img.Rows() < 32 {
+		return fmt.Errorf("vision: image too small (%dx%d)", img.Cols(), img.Rows())
+	}
+	return nil
+}
+
+// maxWorkSide bounds the longer side of the image the reader works on;
+// larger images are scaled down first, which costs nothing in accuracy as
+// long as dice stay above ~20 px.
+const maxWorkSide = 1600
+
+// workImage converts img to BGR at the size the reader works on, and
+// says its scale from img. The caller closes the result.
+func workImage(img gocv.Mat) (gocv.Mat, float64) {
+	bgr := gocv.NewMat()
+	switch img.Type() {
+	case gocv.MatTypeCV8UC1:
+		gocv.CvtColor(img, &bgr, gocv.ColorGrayToBGR)
+	case gocv.MatTypeCV8UC4:
+		gocv.CvtColor(img, &bgr, gocv.ColorBGRAToBGR)
+	default:
+		img.CopyTo(&bgr)
+	}
+	scale := 1.0
+	if s := max(bgr.Cols(), bgr.Rows()); s > maxWorkSide {
+		scale = float64(maxWorkSide) / float64(s)
+		small := gocv.NewMat()
+		gocv.Resize(bgr, &small, image.Point{}, scale, scale, gocv.InterpolationArea)
+		bgr.Close()
+		bgr = small
+	}
+	return bgr, scale
+}
+
+// ReadImage reads the dice in a Go image.
+func (r *Reader) ReadImage(img image.Image) ([]Die, error) {
+	if err := checkGoImage(img); err != nil {
+		return nil, err
+	}
+	m, err := gocv.ImageToMatRGB(img)
+	if err != nil {
+		return nil, fmt.Errorf("vision: converting image: %w", err)
+	}
+	defer m.Close()
+	// ImageToMatRGB fills the Mat in BGR order despite its name.
+	return r.Read(m)
+}
+
+// ReadFile reads the dice in an image file (JPEG, PNG and whatever else
+// OpenCV decodes).
+func (r *Reader) ReadFile(path string) ([]Die, error) {
+	m, err := LoadImage(path)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	return r.Read(m)
+}
+
+// LoadImage reads an image file into a BGR Mat, with a clear error for a
+// missing, undecodable, truncated or oversized file (DecodeImage). The
+// caller closes the Mat.
+func LoadImage(path string) (gocv.Mat, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return gocv.Mat{}, fmt.Errorf("vision: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		// A folder, a device (/dev/zero never ends) or a pipe.
+		return gocv.Mat{}, fmt.Errorf("vision: %s: not an image file", path)
+	}
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return gocv.Mat{}, fmt.Errorf("vision: %w", err)
+	}
+	return DecodeImage(buf, path)
+}
+
+// DecodeImage decodes an encoded image (JPEG, PNG...) into a BGR Mat; name
+// only labels errors. 16-bit images come out 8-bit, and an alpha channel
+// is dropped. A truncated JPEG is an error (OpenCV would fill its missing
+// part with grey), and so is an image of more than 2^26 pixels (67
+// megapixels) whose header says its size (PNG, JPEG, BMP). The caller
+// closes the Mat.
+func DecodeImage(buf []byte, name string) (gocv.Mat, error) {
+	if len(buf) == 0 {
+		return gocv.Mat{}, fmt.Errorf("vision: %s: empty file", name)
+	}
+	if err := checkEncoded(buf); err != nil {
+		return gocv.Mat{}, fmt.Errorf("vision: %s: %w", name, err)
+	}
+	m, err := gocv.IMDecode(buf, gocv.IMReadColor)
+	if err != nil {
+		m.Close()
+		return gocv.Mat{}, fmt.Errorf("vision: %s: %w", name, err)
+	}
+	if m.Empty() {
+		m.Close()
+		return gocv.Mat{}, fmt.Errorf("vision: %s: not a readable image (not an image, corrupt, or too large for OpenCV)", name)
+	}
+	return m, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/liarsd/liarsd/vision"
 	"github.com/liarsd/liarsd/vision/synth"
+	"github.com/liarsd/liarsd/vision/visiontest"
 )
 
 // encodedTable renders a small synthetic table and encodes it as ext
@@ -152,7 +153,7 @@ func TestLoadImageNotAFile(t *testing.T) {
 // TestReadBadMats refuses Mats the reader cannot read with a clear
 // error.
 func TestReadBadMats(t *testing.T) {
-	r := vision.NewReader(vision.Options{})
+	r := visiontest.NewReader(t, vision.Options{})
 	for _, tc := range []struct {
 		name string
 		mat  gocv.Mat
@@ -178,7 +179,7 @@ func TestReadBadMats(t *testing.T) {
 // alpha too, and refuses nil, empty and unbounded ones with an error
 // rather than a panic.
 func TestReadImageBadInput(t *testing.T) {
-	r := vision.NewReader(vision.Options{})
+	r := visiontest.NewReader(t, vision.Options{})
 	rect := image.Rect(10, 20, 110, 120)
 	for _, tc := range []struct {
 		name string
@@ -232,7 +233,7 @@ func FuzzDecodeImage(f *testing.F) {
 	f.Add(pngHeader(12000, 12000))
 	f.Add(bmpHeader(-64, 64))
 	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xC0, 0, 11, 8, 0, 64, 0, 64, 1, 1, 0x11, 0})
-	r := vision.NewReader(vision.Options{})
+	r := visiontest.NewReader(f, vision.Options{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := vision.DecodeImage(data, "fuzz")
 		if err != nil {

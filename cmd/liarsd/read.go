@@ -77,8 +77,15 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 	}
 	o := vision.Options{View: v, DieSize: *dieSize, StarDice: *starDice, PlainDice: *plainDice, MinConfidence: *minConf}
-	var reader diceReader = vision.NewReader(o)
-	if *calFile != "" {
+	var reader diceReader
+	if *calFile == "" {
+		vr, err := vision.NewReader(o)
+		if err != nil {
+			fmt.Fprintf(stderr, "read: %v\n", err)
+			return 1
+		}
+		reader = vr
+	} else {
 		cal, err := calibration.Load(*calFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "read: %v\n", err)
@@ -105,6 +112,7 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return 1
 		}
 	}
+	defer reader.Close()
 	if *camera == "" {
 		return printResults(ctx, imageResults(ctx, reader, fs.Args(), *annotate), json.NewEncoder(stdout), stderr)
 	}
@@ -170,6 +178,7 @@ func errorResult(name string, err error) readResult {
 // calibrated table's *calibration.Reader.
 type diceReader interface {
 	Read(img gocv.Mat) ([]vision.Die, error)
+	Close() error
 }
 
 // cameraResults captures frames from src, the camera named by spec, and

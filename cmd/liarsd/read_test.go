@@ -19,6 +19,7 @@ import (
 	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/vision"
 	"github.com/liarsd/liarsd/vision/synth"
+	"github.com/liarsd/liarsd/vision/visiontest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/vision")
@@ -131,8 +132,10 @@ func TestReadGolden(t *testing.T) {
 			uncertain++
 		}
 	}
-	if len(res.Dice) != 12 || stars != 3 || uncertain != 0 {
-		t.Errorf("got %d dice, %d stars, %d uncertain; want 12, 3, 0", len(res.Dice), stars, uncertain)
+	// A star the classifier is not sure enough of is left to the
+	// operator (docs/vision.md); never more than one die of twelve.
+	if len(res.Dice) != 12 || stars != 3 || uncertain > 1 {
+		t.Errorf("got %d dice, %d stars, %d uncertain; want 12, 3, at most 1", len(res.Dice), stars, uncertain)
 	}
 }
 
@@ -301,7 +304,7 @@ func TestReadCameraFrameFails(t *testing.T) {
 		return gocv.IMRead(filepath.Join(repoRoot(t), "testdata", "vision", "reveal.png"), gocv.IMReadColor), nil
 	})
 	var out, errOut bytes.Buffer
-	results := cameraResults(context.Background(), vision.NewReader(vision.Options{}), src, "cam", 2, "")
+	results := cameraResults(context.Background(), visiontest.NewReader(t, vision.Options{}), src, "cam", 2, "")
 	if code := printResults(context.Background(), results, json.NewEncoder(&out), &errOut); code != 1 {
 		t.Errorf("exit %d; want 1", code)
 	}
@@ -417,9 +420,20 @@ func TestReadOutputFormat(t *testing.T) {
 		for _, v := range list {
 			dice++
 			d, _ := v.(map[string]any)
-			if got, want := keys(d), []string{"confidence", "face", "size", "star", "uncertain", "x", "y"}; !slices.Equal(got, want) {
-				t.Errorf("die %v: keys %v; want %v", d, got, want)
+			// net, pips and reason are the witnesses' opinions and the
+			// doubt, where there are any.
+			var required []string
+			for _, k := range keys(d) {
+				if k != "net" && k != "pips" && k != "reason" {
+					required = append(required, k)
+				}
+			}
+			if got, want := required, []string{"confidence", "face", "size", "star", "uncertain", "x", "y"}; !slices.Equal(got, want) {
+				t.Errorf("die %v: keys %v; want %v (and net, pips, reason)", d, got, want)
 				continue
+			}
+			if _, ok := d["reason"]; ok != (d["uncertain"] == true) {
+				t.Errorf("die %v: a reason is given exactly when a die is uncertain", d)
 			}
 			face, _ := d["face"].(float64)
 			star, starOK := d["star"].(bool)
@@ -443,6 +457,8 @@ func TestReadOutputFormat(t *testing.T) {
 type fixedReader []vision.Die
 
 func (f fixedReader) Read(gocv.Mat) ([]vision.Die, error) { return f, nil }
+
+func (fixedReader) Close() error { return nil }
 
 // TestReadMatNoDice prints "dice":[] when a reader gives nil for no dice,
 // and rounds positions to a tenth of a pixel.
@@ -468,56 +484,6 @@ func TestReadMatNoDice(t *testing.T) {
 	}
 }
 
-// TestReadTrainBadFlags refuses training options that make no sense
-// before it loads anything.
-func TestReadTrainBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-cocked", "1.5"}, {"-cocked", "-0.1"}, {"-holdout", "third"}, {"-photo-weight", "0"}, {"-marbled", "2"}, {"-glossy", "1.5"}, {"-jpeg", "1.5"}, {"-jpeg", "-1"}} {
-		var out, errOut bytes.Buffer
-		if code := runReadTrain(context.Background(), args, nil, &out, &errOut); code != 2 {
-			t.Errorf("readtrain %q: exit %d; want 2", args, code)
-		}
-		if errOut.Len() == 0 {
-			t.Errorf("readtrain %q: no message", args)
-		}
-	}
-}
-
-// TestParseSubset checks that the halves and the quarters of the train/
-// split each hold the images they name and that together the quarters
-// hold every image once.
-func TestParseSubset(t *testing.T) {
-	for _, tc := range []struct {
-		part string
-		want []int // indices in 0..7 the part holds
-	}{
-		{"even", []int{0, 2, 4, 6}},
-		{"odd", []int{1, 3, 5, 7}},
-		{"q0", []int{0, 4}},
-		{"q1", []int{1, 5}},
-		{"q2", []int{2, 6}},
-		{"q3", []int{3, 7}},
-	} {
-		inPart, err := parseSubset(tc.part)
-		if err != nil {
-			t.Fatalf("parseSubset(%q): %v", tc.part, err)
-		}
-		var got []int
-		for i := 0; i < 8; i++ {
-			if inPart(i) {
-				got = append(got, i)
-			}
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("parseSubset(%q) holds %v; want %v", tc.part, got, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "third", "q4", "q", "Q1"} {
-		if _, err := parseSubset(bad); err == nil {
-			t.Errorf("parseSubset(%q): no error", bad)
-		}
-	}
-}
-
 // TestReadBenchSynthetic runs readbench's synthetic, marbled, glossy, JPEG and
 // cocked-dice measures on a table or two each and checks they report what
 // they counted.
@@ -527,7 +493,9 @@ func TestReadBenchSynthetic(t *testing.T) {
 	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
 		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
 	}
-	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic marbled star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic glossy star dice (1 tables, seeds 3..3): 30 dice: ", "synthetic star dice saved as small JPEGs (1 tables, seeds 3..3): 30 dice: ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
+	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3, no hint): 30 dice: ", "synthetic star dice (1 tables, seeds 3..3, hint: star dice): 30 dice: ",
+		"synthetic marbled star dice (1 tables, seeds 3..3, no hint): 30 dice: ", "synthetic glossy star dice (1 tables, seeds 3..3, no hint): 30 dice: ",
+		"synthetic star dice saved as small JPEGs (1 tables, seeds 3..3, no hint): 30 dice: ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("readbench printed %q; want a line starting %q", out.String(), want)
 		}
@@ -560,9 +528,10 @@ func TestReadBenchSmallDice(t *testing.T) {
 	}
 }
 
-// TestReadBenchCeiling measures the face network alone on a labelled
-// folder of one synthetic table of plain dice.
-func TestReadBenchCeiling(t *testing.T) {
+// TestReadBenchPhotos reads a labelled folder of one synthetic table of
+// plain dice as readbench reads the photographs: the score, the speed
+// beside the baseline pipeline's, and the reliability table.
+func TestReadBenchPhotos(t *testing.T) {
 	scene := synth.Random(5, synth.RandomOptions{Dice: 8})
 	for i := range scene.Dice {
 		scene.Dice[i].One = synth.Pip
@@ -588,15 +557,32 @@ func TestReadBenchCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	args := []string{"-photos", dir, "-split", "train", "-label-fixes", "", "-synthetic", "0", "-speed", "0", "-ceiling", "0.005"}
+	args := []string{"-photos", dir, "-split", "train", "-synthetic", "0", "-speed", "0"}
 	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
 		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
 	}
-	for _, boxes := range []string{"the labelled boxes", "the finder's boxes"} {
-		want := fmt.Sprintf("face network alone at %s (%d dice): likeliest face right 100.00%%; trusted above p ", boxes, len(truth))
+	for _, want := range []string{
+		fmt.Sprintf("photos train (no hints): %d dice: ", len(truth)),
+		"ms a photograph for the reader, ",
+		"ms for a plain threshold-contours-pips pipeline (",
+		"  probability   dice   right\n",
+	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("readbench printed %q; want a line with %q", out.String(), want)
 		}
+	}
+}
+
+// TestBaselineRead counts the pips of a plain table: the yardstick reads
+// some dice, or it measures nothing.
+func TestBaselineRead(t *testing.T) {
+	img, _, err := synth.Render(synth.Random(2, synth.RandomOptions{Width: 640, Height: 480, Dice: 10, DieSize: 50, Clean: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	if dice := baselineRead(img); len(dice) < 5 {
+		t.Errorf("baseline read %d dice; want most of 10", len(dice))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"gocv.io/x/gocv"
 
@@ -17,7 +18,7 @@ import (
 func init() {
 	register(command{
 		name:    "readbench",
-		summary: "measure the dice reader: accuracy on labelled photos and synthetic star dice, and speed",
+		summary: "measure the dice reader: accuracy on labelled photos and synthetic tables, reliability, and speed",
 		run:     runReadBench,
 	})
 }
@@ -27,50 +28,44 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	fs.SetOutput(stderr)
 	photos := fs.String("photos", "../shared/data/dice-photos", "folder of labelled photographs (labels.csv beside the split folders); empty skips them")
 	split := fs.String("split", "test", "split of the photographs to measure (tune on train, measure on test)")
-	synthetic := fs.Int("synthetic", 200, "synthetic star-dice tables to measure; 0 skips them")
+	subset := fs.String("subset", "", "of the train split, only the photographs the recipe holds out (held: every fifth in name order) or trains on (trained)")
+	synthetic := fs.Int("synthetic", 200, "synthetic star-dice tables to measure (read with no hint and with -star-dice); 0 skips them")
 	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
-	glossy := fs.Int("glossy", 0, "synthetic tables of glossy star dice (every pip's rim catching the light, half of them dark translucent dice) to measure; 0 skips them")
-	jpegTables := fs.Int("jpeg", 0, "synthetic tables of star dice saved as small JPEGs (quality 35 to 75, at 0.45 to 0.85 of their size, as the photographs are) to measure; 0 skips them")
-	marbled := fs.Int("marbled", 0, "synthetic tables of marbled star dice (veins through every die's body) to measure; 0 skips them")
-	small := fs.Int("small", 0, "synthetic tables of small star dice (640x480, 20 dice) at each side from 10 to 24 px, to see where reads stop: no die under 16 px is read confidently; 0 skips them")
+	glossy := fs.Int("glossy", 0, "synthetic tables of glossy star dice (every pip's rim catching the light, half of them dark translucent dice); 0 skips them")
+	jpegTables := fs.Int("jpeg", 0, "synthetic tables of star dice saved as small JPEGs (quality 35 to 75, at 0.45 to 0.85 of their size); 0 skips them")
+	marbled := fs.Int("marbled", 0, "synthetic tables of marbled star dice; 0 skips them")
+	small := fs.Int("small", 0, "synthetic tables of small star dice (640x480, 20 dice) at each side from 10 to 24 px; 0 skips them")
 	cocked := fs.Int("cocked", 0, "synthetic tables with a quarter of their dice cocked, to count cocked dice read wrong without a flag; 0 skips them")
+	varied := fs.Int("varied", 0, "held-out varied synthetic tables (tilted cameras, desks, clutter, any dice: synth.Varied from seed 900000, never trained on); 0 skips them")
 	speed := fs.Int("speed", 50, "timed reads of a 1280x720 table with 30 dice; 0 skips the speed run")
 	annotate := fs.String("annotate", "", "folder to write annotated images into")
-	subset := fs.String("subset", "", "only the even or odd images of the train split (in name order), or a quarter of them (q0 to q3), to validate on the part readtrain -holdout left out")
-	verbose := fs.Bool("v", false, "list every miss and wrong read")
-	models := fs.String("models", "", "folder of retrained weights (face.json, finder.json, facenet.json, as readtrain writes them) to measure instead of the embedded ones")
-	fixesPath := fs.String("label-fixes", defaultLabelFixes, "label corrections to score against as well as the photographs' own labels; empty skips them")
-	ceiling := fs.Float64("ceiling", 0, "also read each labelled die with the face network alone, at its labelled box and at the finder's, and print how many a decision trusting it above one probability could read right with at most this share wrong (e.g. 0.005); 0 skips it")
-	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (the labelled photographs do); the synthetic run always reads star dice with no hint")
+	verbose := fs.Bool("v", false, "list every miss, doubt and wrong read")
+	models := fs.String("models", "", "folder of retrained networks (finder.onnx, faces.onnx, reader.json, as make train writes them) to measure instead of the embedded ones")
+	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (they do)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs, on\nsynthetic star dice, and the median time to read a 1280x720 table of 30 dice.\nRun it as GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 liarsd readbench for\none core's speed (make bench does).")
+		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs (with a\nreliability table of the face network's probability, and the read time per\nphotograph beside a plain threshold-and-contours pipeline's), on synthetic\ntables, and the time to read a 1280x720 table of 30 dice. Run it as\nGOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 liarsd readbench for one\ncore's speed (make bench does).")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
 	if fs.NArg() != 0 {
-		// Flags after it would be left unread: refuse rather than run
-		// the defaults.
 		return usageError(fs, stderr, "stray argument %q (readbench takes flags only)", fs.Arg(0))
 	}
 	for _, n := range []struct {
 		name  string
 		value int
-	}{{"synthetic", *synthetic}, {"marbled", *marbled}, {"glossy", *glossy}, {"jpeg", *jpegTables}, {"small", *small}, {"cocked", *cocked}, {"speed", *speed}} {
+	}{{"synthetic", *synthetic}, {"marbled", *marbled}, {"glossy", *glossy}, {"jpeg", *jpegTables}, {"small", *small}, {"cocked", *cocked}, {"varied", *varied}, {"speed", *speed}} {
 		if n.value < 0 {
 			return usageError(fs, stderr, "-%s %d: want 0 (skip) or more", n.name, n.value)
 		}
-	}
-	if *ceiling < 0 || *ceiling >= 1 {
-		return usageError(fs, stderr, "-ceiling %v: want a share from 0 (skip) to below 1", *ceiling)
 	}
 	if *subset != "" {
 		if *split != "train" {
 			return usageError(fs, stderr, "-subset is for the train split (-split train)")
 		}
-		if _, err := parseSubset(*subset); err != nil {
-			return usageError(fs, stderr, "-subset: %v", err)
+		if *subset != "held" && *subset != "trained" {
+			return usageError(fs, stderr, "-subset %q: want held or trained", *subset)
 		}
 	}
 	if *annotate != "" {
@@ -87,8 +82,15 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			return 1
 		}
 	}
-	reader := vision.NewReader(vision.Options{Models: m})
-	photoReader := vision.NewReader(vision.Options{PlainDice: *plain, Models: m})
+	newReader := func(o vision.Options) *vision.Reader {
+		o.Models = m
+		r, err := vision.NewReader(o)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return nil
+		}
+		return r
+	}
 	if *photos != "" {
 		if _, err := os.Stat(filepath.Join(*photos, "labels.csv")); err != nil {
 			fmt.Fprintf(stdout, "photos: skipped, no labels.csv in %s (the shared data sits in ../shared beside the repository)\n", *photos)
@@ -96,24 +98,12 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 	}
 	if *photos != "" {
-		var only map[string]bool
-		if *subset != "" {
-			var err error
-			if only, err = trainSubset(*photos, *subset); err != nil {
-				fmt.Fprintf(stderr, "readbench: %v\n", err)
-				return 1
-			}
-		}
-		fixes, err := vision.ReadLabelFixes(*fixesPath)
-		if err != nil {
-			fmt.Fprintf(stderr, "readbench: %v\n", err)
+		reader := newReader(vision.Options{PlainDice: *plain})
+		if reader == nil {
 			return 1
 		}
-		var netReads *ceilingReads
-		if *ceiling > 0 {
-			netReads = new(ceilingReads)
-		}
-		score, fixed, err := benchPhotos(ctx, photoReader, *photos, *split, only, fixes, netReads, *annotate, *verbose, stdout)
+		defer reader.Close()
+		res, err := benchPhotos(ctx, reader, *photos, *split, *subset, *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1
@@ -122,24 +112,15 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		if *plain {
 			hint = "hint: plain dice"
 		}
-		fmt.Fprintf(stdout, "photos %s/%s (%s): %v\n", *photos, *split, hint, score)
-		if fixed.applied > 0 {
-			fmt.Fprintf(stdout, "photos %s/%s (%s), %d labels fixed by %s: %v\n", *photos, *split, hint, fixed.applied, *fixesPath, fixed.Score)
+		name := *split
+		if *subset != "" {
+			name += " (" + *subset + ")"
 		}
-		if netReads != nil {
-			fixedNote := ""
-			if fixed.applied > 0 {
-				fixedNote = ", labels fixed"
-			}
-			for _, at := range []struct {
-				boxes string
-				reads []vision.NetworkRead
-			}{{"the labelled boxes", netReads.atLabels}, {"the finder's boxes", netReads.atFinder}} {
-				c := vision.RankCeiling(at.reads, *ceiling)
-				fmt.Fprintf(stdout, "face network alone at %s (%d dice%s): likeliest face right %.2f%%; trusted above p %.2f, %.2f%% right and %.2f%% wrong (at most %.2f%% allowed)\n",
-					at.boxes, c.Dice, fixedNote, 100*c.FirstRight, c.Threshold, 100*c.Confident, 100*c.Wrong, 100**ceiling)
-			}
-		}
+		fmt.Fprintf(stdout, "photos %s (%s): %v\n", name, hint, res.score)
+		fmt.Fprintf(stdout, "photos %s speed: median %.1f ms a photograph for the reader, %.1f ms for a plain threshold-contours-pips pipeline (%.2fx), GOMAXPROCS=%s\n",
+			name, res.readMS, res.baselineMS, res.readMS/res.baselineMS, gomaxprocs())
+		fmt.Fprintln(stdout, "reliability: the face network's probability for its likeliest face against how often that face is right, over the labelled dice found")
+		res.reliability.print(stdout)
 	}
 	for _, set := range []struct {
 		name   string
@@ -149,13 +130,29 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		if set.tables <= 0 {
 			continue
 		}
-		score, err := benchSynthetic(ctx, reader, *seed, set.tables, set.kind, synthKind(set.kind), *annotate, *verbose, stdout)
-		if err != nil {
-			fmt.Fprintf(stderr, "readbench: %v\n", err)
-			return 1
+		for _, starDice := range []bool{false, true} {
+			reader := newReader(vision.Options{StarDice: starDice})
+			if reader == nil {
+				return 1
+			}
+			score, err := benchSynthetic(ctx, reader, *seed, set.tables, set.kind, synthKind(set.kind), *annotate, *verbose, stdout)
+			reader.Close()
+			if err != nil {
+				fmt.Fprintf(stderr, "readbench: %v\n", err)
+				return 1
+			}
+			hint := "no hint"
+			if starDice {
+				hint = "hint: star dice"
+			}
+			fmt.Fprintf(stdout, "synthetic %s (%d tables, seeds %d..%d, %s): %v\n", set.name, set.tables, *seed, *seed+int64(set.tables)-1, hint, score)
 		}
-		fmt.Fprintf(stdout, "synthetic %s (%d tables, seeds %d..%d): %v\n", set.name, set.tables, *seed, *seed+int64(set.tables)-1, score)
 	}
+	reader := newReader(vision.Options{})
+	if reader == nil {
+		return 1
+	}
+	defer reader.Close()
 	for _, side := range smallDiceSides {
 		if *small <= 0 {
 			break
@@ -175,6 +172,14 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 		fmt.Fprintf(stdout, "synthetic cocked dice (%d tables, seeds %d..%d): %v\n", *cocked, *seed, *seed+int64(*cocked)-1, score)
 	}
+	if *varied > 0 {
+		score, err := benchVaried(ctx, reader, *varied, *annotate, *verbose, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "readbench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "synthetic varied tables (%d, seeds %d..%d): %v\n", *varied, variedSeed, variedSeed+*varied-1, score)
+	}
 	if *speed > 0 {
 		med, cpu, err := benchSpeed(ctx, reader, *speed)
 		if err != nil {
@@ -186,84 +191,83 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	return 0
 }
 
-// fixedScore is a score against the labels with fixes applied, and how
-// many fixes applied.
-type fixedScore struct {
-	vision.Score
-	applied int
+// photoResult is what benchPhotos measures.
+type photoResult struct {
+	score              vision.Score
+	readMS, baselineMS float64 // medians per photograph
+	reliability        reliability
 }
 
-// ceilingReads are the face network's reads of the labelled dice that
-// readbench -ceiling ranks: at the labelled boxes and at the finder's.
-type ceilingReads struct {
-	atLabels, atFinder []vision.NetworkRead
-}
+// heldOut reports whether the i-th photograph of train/ (in name order) is
+// one the recipe holds out (vision/recipe/train.py: every fifth).
+func heldOut(i int) bool { return i%5 == 4 }
 
-// add reads the labelled dice of img both ways.
-func (c *ceilingReads) add(reader *vision.Reader, img gocv.Mat, labels []vision.Label) error {
-	reads, err := reader.NetworkReads(img, labels)
-	if err != nil {
-		return err
-	}
-	c.atLabels = append(c.atLabels, reads...)
-	if reads, err = reader.FinderReads(img, labels); err != nil {
-		return err
-	}
-	c.atFinder = append(c.atFinder, reads...)
-	return nil
-}
-
-// benchPhotos reads the photographs of split (those in only, if not nil)
-// and scores the reads against their labels, and against the labels with
-// fixes applied. With netReads it adds there the face network's reads of
-// every die at its (fixed) labelled box and at the finder's.
-func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, only map[string]bool, fixes []vision.LabelFix, netReads *ceilingReads, annotate string, verbose bool, out io.Writer) (vision.Score, fixedScore, error) {
-	var fixed fixedScore
+// photoLabels returns the labels of split's photographs by image, only
+// the held-out or the trained ones of train/ when subset says so.
+func photoLabels(dir, split, subset string) (map[string][]vision.Label, []string, error) {
 	labels, err := vision.ReadLabels(dir)
 	if err != nil {
-		return vision.Score{}, fixed, err
+		return nil, nil, err
 	}
 	byImage := map[string][]vision.Label{}
 	for _, l := range labels {
-		if l.Split == split && (only == nil || only[l.Image]) {
+		if l.Split == split {
 			byImage[l.Image] = append(byImage[l.Image], l)
 		}
 	}
 	if len(byImage) == 0 {
-		return vision.Score{}, fixed, fmt.Errorf("no labelled images in split %q", split)
+		return nil, nil, fmt.Errorf("no labelled images in split %q", split)
 	}
 	names := make([]string, 0, len(byImage))
 	for n := range byImage {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var total vision.Score
-	for _, name := range names {
-		if err := ctx.Err(); err != nil {
-			return total, fixed, err
-		}
-		path := filepath.Join(dir, split, name)
-		img, err := vision.LoadImage(path)
-		if err != nil {
-			return total, fixed, err
-		}
-		dice, err := reader.Read(img)
-		if err != nil {
-			img.Close()
-			return total, fixed, err
-		}
-		s, errs := vision.Compare(dice, byImage[name])
-		total.Add(s)
-		right, applied := vision.FixLabels(byImage[name], fixes)
-		s, _ = vision.Compare(dice, right)
-		fixed.Add(s)
-		fixed.applied += applied
-		if netReads != nil {
-			if err := netReads.add(reader, img, right); err != nil {
-				img.Close()
-				return total, fixed, err
+	if subset != "" {
+		kept := names[:0]
+		for i, n := range names {
+			if heldOut(i) == (subset == "held") {
+				kept = append(kept, n)
 			}
 		}
+		names = kept
+	}
+	return byImage, names, nil
+}
+
+// benchPhotos reads the photographs of split (of subset, if given), scores
+// the reads against their labels, times each read and the baseline
+// pipeline's on the same photograph, and tallies the network's
+// probabilities against the labels.
+func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, subset, annotate string, verbose bool, out io.Writer) (photoResult, error) {
+	var res photoResult
+	byImage, names, err := photoLabels(dir, split, subset)
+	if err != nil {
+		return res, err
+	}
+	var reads, baseline []float64
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		img, err := vision.LoadImage(filepath.Join(dir, split, name))
+		if err != nil {
+			return res, err
+		}
+		start := time.Now()
+		dice, err := reader.Read(img)
+		reads = append(reads, msSince(start))
+		if err != nil {
+			img.Close()
+			return res, err
+		}
+		start = time.Now()
+		baselineRead(img)
+		baseline = append(baseline, msSince(start))
+		labels := byImage[name]
+		s, errs := vision.Compare(dice, labels)
+		res.score.Add(s)
+		res.reliability.add(dice, labels)
 		if verbose {
 			for _, e := range errs {
 				fmt.Fprintf(out, "%s: %s\n", name, e)
@@ -275,12 +279,81 @@ func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split string, 
 		}
 		img.Close()
 	}
-	return total, fixed, nil
+	res.readMS, res.baselineMS = medianOf(reads), medianOf(baseline)
+	return res, nil
 }
 
-// defaultLabelFixes is the repository's corrections to the photographs'
-// labels (see docs/vision.md).
-const defaultLabelFixes = "testdata/photos/label-fixes.csv"
+// reliability tallies, per band of the face network's probability, the
+// labelled dice read and how many of them its likeliest face got right;
+// and what the pip counter made of the same dice, beside the network.
+type reliability struct {
+	dice, right [8]int // one per band
+	// The pip counter: unread, right, wrong; and of its wrong reads, the
+	// ones on dice the network read right (a right read it vetoes), and
+	// of the network's wrong reads, the ones it contradicts (caught).
+	pipsUnread, pipsRight, pipsWrong, vetoes, caught, netWrong int
+}
+
+// reliabilityBands are the bands' edges.
+var reliabilityBands = [9]float64{0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.0001}
+
+func (r *reliability) add(found []vision.Die, labels []vision.Label) {
+	for li, di := range vision.Match(found, labels) {
+		if di < 0 || found[di].Net == nil {
+			continue
+		}
+		n, l := found[di].Net, labels[li]
+		netRight := n.Face == l.Face && n.Star == l.Star
+		switch p := found[di].Pips; {
+		case p == nil:
+			r.pipsUnread++
+		case p.Face == l.Face:
+			r.pipsRight++
+		default:
+			r.pipsWrong++
+			if netRight {
+				r.vetoes++
+			}
+		}
+		if !netRight {
+			r.netWrong++
+			if p := found[di].Pips; p != nil && p.Face != n.Face {
+				r.caught++
+			}
+		}
+		for b := range r.dice {
+			if n.Probability >= reliabilityBands[b] && n.Probability < reliabilityBands[b+1] {
+				r.dice[b]++
+				if n.Face == labels[li].Face && n.Star == labels[li].Star {
+					r.right[b]++
+				}
+			}
+		}
+	}
+}
+
+func (r reliability) print(out io.Writer) {
+	fmt.Fprintf(out, "  pip counter: %d right, %d wrong (%d on dice the network read right), %d unread; the network's likeliest face wrong on %d dice, %d of them contradicted by the counter\n",
+		r.pipsRight, r.pipsWrong, r.vetoes, r.pipsUnread, r.netWrong, r.caught)
+	fmt.Fprintln(out, "  probability   dice   right")
+	for b := range r.dice {
+		if r.dice[b] == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "  %.2f-%.2f  %6d  %6.2f%%\n", reliabilityBands[b], min(1, reliabilityBands[b+1]), r.dice[b], 100*float64(r.right[b])/float64(r.dice[b]))
+	}
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
 
 func gomaxprocs() string {
 	if v := os.Getenv("GOMAXPROCS"); v != "" {

@@ -181,3 +181,108 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// variedSeed is the first seed of the held-out varied tables: make train
+// renders its tables from seed 1,000,000 on, so these are never trained on.
+const variedSeed = 900000
+
+// benchVaried reads n held-out varied tables (synth.Varied from
+// variedSeed) and scores them on their whole dice.
+func benchVaried(ctx context.Context, reader *vision.Reader, n int, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+	var total vision.Score
+	for i := 0; i < n; i++ {
+		c, img, err := readVaried(ctx, reader, uint64(variedSeed+i))
+		if err != nil {
+			return total, err
+		}
+		score, errs := c.score(c.dice)
+		total.Add(score)
+		if verbose {
+			for _, e := range errs {
+				fmt.Fprintf(out, "varied seed %d: %s\n", c.seed, e)
+			}
+		}
+		if annotate != "" && len(errs) > 0 {
+			vision.Annotate(&img, c.dice)
+			gocv.IMWrite(filepath.Join(annotate, fmt.Sprintf("varied-%d.png", c.seed)), img)
+		}
+		img.Close()
+	}
+	return total, nil
+}
+
+// variedRead is one held-out varied table as the reader read it: the dice
+// it reported, the labelled dice it must read, and the doubtful ones
+// (cocked, hidden, under minReadableTruth) that it need not.
+type variedRead struct {
+	seed     uint64
+	dice     []vision.Die
+	labels   []vision.Label
+	doubtful []vision.Die
+}
+
+// readVaried renders the varied table of seed and reads it; the caller
+// closes the image.
+func readVaried(ctx context.Context, reader *vision.Reader, seed uint64) (variedRead, gocv.Mat, error) {
+	if err := ctx.Err(); err != nil {
+		return variedRead{}, gocv.Mat{}, err
+	}
+	img, truth, err := synth.RenderLabelled(synth.Varied(seed, 0, 0))
+	if err != nil {
+		return variedRead{}, gocv.Mat{}, err
+	}
+	dice, err := reader.Read(img)
+	if err != nil {
+		img.Close()
+		return variedRead{}, gocv.Mat{}, err
+	}
+	c := variedRead{seed: seed, dice: dice}
+	for _, l := range truth {
+		if l.Uncertain || l.Size < minReadableTruth {
+			c.doubtful = append(c.doubtful, l.Die)
+			continue
+		}
+		c.labels = append(c.labels, vision.Label{Face: l.Face, Star: l.Star,
+			Box: vision.Box{MinX: l.Box.MinX, MinY: l.Box.MinY, MaxX: l.Box.MaxX, MaxY: l.Box.MaxY}})
+	}
+	return c, img, nil
+}
+
+// score scores dice read on the table. A read on a doubtful die is no
+// phantom: it is scored apart (a confident read of one is wrong unless
+// right).
+func (c variedRead) score(dice []vision.Die) (vision.Score, []string) {
+	var wrong vision.Score
+	var errs []string
+	var kept []vision.Die
+	for _, d := range dice {
+		if j := nearestTruth(c.doubtful, d); j >= 0 {
+			if !d.Uncertain && (d.Face != c.doubtful[j].Face || d.Star != c.doubtful[j].Star) {
+				wrong.Wrong++
+				errs = append(errs, fmt.Sprintf("WRONG on a doubtful die %v (is %v)", d, c.doubtful[j]))
+			}
+			continue
+		}
+		kept = append(kept, d)
+	}
+	score, more := vision.Compare(kept, c.labels)
+	score.Add(wrong)
+	return score, append(errs, more...)
+}
+
+// minReadableTruth is the top-face side, px, under which a synthetic die
+// is not expected to be read (the reader trusts no die under 16 px of
+// extent).
+const minReadableTruth = 14
+
+// nearestTruth is the index of the die of truth whose centre is within
+// half its size of d's, or -1.
+func nearestTruth(truth []vision.Die, d vision.Die) int {
+	best, bd := -1, math.Inf(1)
+	for j, t := range truth {
+		if dd := math.Hypot(d.X-t.X, d.Y-t.Y); dd < math.Max(t.Size, 8)/2 && dd < bd {
+			best, bd = j, dd
+		}
+	}
+	return best
+}

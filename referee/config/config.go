@@ -123,7 +123,8 @@ type Camera struct {
 	// View is top (the camera looks down) or bottom (up through a glass
 	// board).
 	View string `yaml:"view"`
-	// DieSize is the side of a die in pixels (0: the reader estimates it).
+	// DieSize is a die's extent in pixels, the side of its box as the
+	// camera sees it (vision.Options.DieSize; 0: the reader estimates it).
 	DieSize float64 `yaml:"die_size,omitempty"`
 	// MinConfidence below which a die is uncertain (0: the reader's
 	// default).

@@ -192,11 +192,20 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			if c.Camera.MinConfidence > 0 {
 				vo.MinConfidence = c.Camera.MinConfidence
 			}
-			rc.Reader = vision.NewReader(vo)
 			if cal != nil { // the table's faces and star artwork, learned by the dice step
-				if rc.Reader, err = cal.ReaderWith(vo); err != nil {
+				cr, err := cal.ReaderWith(vo)
+				if err != nil {
 					return fmt.Errorf("daemon: %w", err)
 				}
+				rc.Reader = cr
+				closers = append(closers, cr.Close)
+			} else {
+				vr, err := vision.NewReader(vo)
+				if err != nil {
+					return fmt.Errorf("daemon: %w", err)
+				}
+				rc.Reader = vr
+				closers = append(closers, vr.Close)
 			}
 		}
 		pos := make([]referee.SeatPosition, len(c.Seats))

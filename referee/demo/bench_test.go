@@ -19,6 +19,7 @@ import (
 	"github.com/liarsd/liarsd/referee/daemon"
 	"github.com/liarsd/liarsd/referee/demo"
 	"github.com/liarsd/liarsd/vision"
+	"github.com/liarsd/liarsd/vision/visiontest"
 )
 
 // BenchmarkRevealToResolved measures, at a subscriber of the events topic,
@@ -57,7 +58,7 @@ func benchReveal(b *testing.B, prerender bool) {
 	go func() {
 		done <- daemon.Run(ctx, c, daemon.Options{
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Camera: cam,
-			Reader:  vision.NewReader(vision.Options{StarDice: true}),
+			Reader:  visiontest.NewReader(b, vision.Options{StarDice: true}),
 			Started: func(r *referee.Referee, u string) { ref, url = r, u; close(started) },
 		})
 	}()

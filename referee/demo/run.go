@@ -198,9 +198,16 @@ func Run(ctx context.Context, o Options) error {
 	case "line":
 		boardOut = out
 	}
-	err := daemon.Run(ctx, c, daemon.Options{
+	// The reader's die size is the die's extent as seen: a die lies at any
+	// turn, on average 1.27 times as wide as its side.
+	reader, err := vision.NewReader(vision.Options{DieSize: 1.27 * layout.DieSize, StarDice: p.StarDie, PlainDice: !p.StarDie})
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	err = daemon.Run(ctx, c, daemon.Options{
 		Logger: o.Logger, Camera: cam,
-		Reader:    vision.NewReader(vision.Options{DieSize: layout.DieSize, StarDice: p.StarDie, PlainDice: !p.StarDie}),
+		Reader:    reader,
 		Observe:   drv.Observe,
 		SimOutput: boardOut, ANSI: o.ANSI,
 		HTTP: httpAddr,
