@@ -110,7 +110,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		b, err := mqtt.StartBroker(mqtt.BrokerOptions{
 			TCP: c.Broker.Embedded.Listen, WebSocket: ws, Users: c.Broker.Embedded.Users,
 			Prefix: c.Broker.Prefix, Table: c.Table, Store: filepath.Join(c.MQTTStoreDir(), "broker.db"),
-			Logger: log.With("component", "broker"),
+			ClientIDs: []string{c.Broker.ClientID, homeassistant.DefaultClientID(c.Table)},
+			Logger:    log.With("component", "broker"),
 		})
 		if err != nil {
 			return err

@@ -163,7 +163,7 @@ func Dial(opts Options) (*Client, error) {
 		return nil, errors.New("mqtt: no store directory")
 	}
 	if opts.ClientID == "" {
-		opts.ClientID = "liarsd-" + opts.Table
+		opts.ClientID = DefaultClientID(opts.Table)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
