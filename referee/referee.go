@@ -108,9 +108,10 @@ type Referee struct {
 	statusErr string
 	last      *engine.Resolved
 
-	// applied remembers the ids of recent journaled commands (from the
-	// journal too) with their answers, so that a command the broker
-	// delivers again after a crash is answered as then, not applied (or
+	// applied remembers the ids of the last MaxRememberedIDs journaled
+	// lines (rebuilt from the journal at a start) with their answers, so
+	// that a command sent again (a client's retry, the broker's
+	// redelivery after a crash) is answered as then, not applied (or
 	// refused and journaled) twice.
 	applied      map[string]Reply
 	appliedOrder []string
@@ -235,9 +236,10 @@ func (r *Referee) Submit(line []byte, source string, reply func(Reply)) error {
 }
 
 // SubmitCommand queues an MQTT command. redelivered says the broker sent
-// it before (a crash came between taking it and acknowledging it): when a
-// command with the same id was accepted already, it is answered as then
-// and not applied again.
+// it before (a crash came between taking it and acknowledging it); it is
+// logged. A command whose id one of the last MaxRememberedIDs journaled
+// lines had, however it came again, is answered as then and not applied
+// again (see handle).
 func (r *Referee) SubmitCommand(payload []byte, redelivered bool, reply func(Reply)) error {
 	return r.submit(input{line: payload, source: SourceMQTT, redelivered: redelivered, reply: reply})
 }
@@ -326,12 +328,16 @@ func (r *Referee) post(f func()) {
 }
 
 // handle takes one input: it answers it and, when accepted, journals it
-// and publishes its effects.
+// and publishes its effects. An input with the id of one of the last
+// MaxRememberedIDs journaled lines is the same command sent again (a
+// client that retried after a lost reply or a timeout, the broker's
+// redelivery after a crash, a retained copy): it gets the first one's
+// answer again and changes nothing, whatever path it came by.
 func (r *Referee) handle(in input) {
-	if in.redelivered {
+	if len(in.line) <= MaxCommandBytes {
 		id, _ := splitCommand(in.line)
-		if prev, ok := r.applied[string(id)]; ok && string(id) != "null" {
-			r.log.Info("referee: a redelivered command was journaled before; answered as then, not applied again", "id", string(id), "ok", prev.OK)
+		if prev, ok := r.applied[string(id)]; ok {
+			r.log.Info("referee: a command id seen before; answered as then, not applied again", "id", string(id), "ok", prev.OK, "source", in.source, "redelivered", in.redelivered)
 			if in.reply != nil {
 				prev.ID = id
 				in.reply(prev)
@@ -525,8 +531,13 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	return rep
 }
 
-// maxRemembered bounds the ids of accepted commands kept for redeliveries.
-const maxRemembered = 4096
+// MaxRememberedIDs is how many command ids a table remembers: those of
+// its last MaxRememberedIDs journaled lines (accepted or refused) that have
+// one. A command whose id is among them is answered as then and not
+// applied again; an older id is forgotten, and a command that reuses it is
+// taken as a new one. The ids are in the journal, so the window survives
+// a restart.
+const MaxRememberedIDs = 4096
 
 // rememberEvents notes the id of a journaled line, if it has one, with
 // the answer it had: accepted, or refused as its rejected event says.
@@ -545,11 +556,14 @@ func (r *Referee) rememberEvents(line []byte, evs []engine.Event, seq int) {
 			rep = Reply{ID: id, Reason: rj.Reason, Message: rj.Message, Seq: seq}
 		}
 	}
-	if _, ok := r.applied[key]; !ok {
-		r.appliedOrder = append(r.appliedOrder, key)
+	if _, ok := r.applied[key]; ok {
+		// A journal written before ids were checked on every path may
+		// hold an id twice: its first answer is the one given again.
+		return
 	}
+	r.appliedOrder = append(r.appliedOrder, key)
 	r.applied[key] = rep
-	if len(r.appliedOrder) > maxRemembered {
+	if len(r.appliedOrder) > MaxRememberedIDs {
 		delete(r.applied, r.appliedOrder[0])
 		r.appliedOrder = r.appliedOrder[1:]
 	}
@@ -559,8 +573,10 @@ func (r *Referee) rememberEvents(line []byte, evs []engine.Event, seq int) {
 // ones as rejected events.
 func (r *Referee) rebuild() {
 	t := engine.NewTable()
+	r.applied, r.appliedOrder = map[string]Reply{}, nil
 	for i, line := range r.lines {
-		replayLine(t, i+1, line)
+		evs, _ := replayLine(t, i+1, line)
+		r.rememberEvents(line, evs, t.Seq())
 	}
 	r.table = t
 }
