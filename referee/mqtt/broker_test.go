@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+	"go.etcd.io/bbolt"
 
 	"github.com/liarsd/liarsd/referee/mqtt"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
@@ -164,5 +166,67 @@ func TestEmbeddedBrokerGrantsASubscribeWhoseIDIsInFlight(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every write of the embedded broker's store is a bolt transaction with
+// two fdatasyncs, and mochi's store wrote the acknowledgement of every QoS 1
+// publish a client makes (stored and deleted at once) and every message in
+// flight to a client whose session ends with its connection: about a dozen
+// transactions for each command a client sent, which capped the daemon at
+// some 50 commands a second (BenchmarkCommandRate). Neither is of any use
+// to a restarted broker: messages between clean sessions now cost the
+// store no write. A bolt database counts its write transactions in its
+// meta page.
+func TestEmbeddedBrokerStoresOnlyWhatARestartUses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "broker.db")
+	b, err := mqtt.StartBroker(mqtt.BrokerOptions{TCP: "127.0.0.1:0", Table: "t1", Store: path, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	closeBroker := func() (err error) { once.Do(func() { err = b.Close() }); return err }
+	defer closeBroker()
+	const n = 200
+	connect := func(id string) paho.Client {
+		c := paho.NewClient(paho.NewClientOptions().AddBroker(b.URL()).SetClientID(id).SetCleanSession(true))
+		if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			t.Fatalf("connecting: %v", tok.Error())
+		}
+		return c
+	}
+	sub := connect("sub")
+	got := make(chan struct{}, n)
+	if tok := sub.Subscribe("liarsdice/t1/reply", 1, func(paho.Client, paho.Message) { got <- struct{}{} }); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribing: %v", tok.Error())
+	}
+	pub := connect("pub")
+	for i := range n {
+		if tok := pub.Publish("liarsdice/t1/reply", 1, false, fmt.Sprintf(`{"id":%d,"ok":true}`, i)); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			t.Fatalf("publishing: %v", tok.Error())
+		}
+	}
+	for range n {
+		<-got
+	}
+	pub.Disconnect(50)
+	sub.Disconnect(50)
+	if err := closeBroker(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	// The bucket, the two clients and the subscription, each written and
+	// deleted: a handful.
+	if got := tx.ID(); got > 20 {
+		t.Errorf("%d QoS 1 messages between clean sessions: the store committed %d transactions; want at most 20 (none for the messages)", n, got)
 	}
 }
