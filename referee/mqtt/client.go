@@ -74,6 +74,11 @@ type Options struct {
 	ClientID string
 	// StoreDir holds paho's message store and the watermark file.
 	StoreDir string
+	// Journal is the id of the referee's journal (journal.Checkpoint.ID):
+	// the watermark is saved with it, and a watermark of another journal
+	// is dropped (the journal was replaced: every event is published
+	// again).
+	Journal string
 	// OnCommand is called with each payload of the cmd topic, in order,
 	// from paho's goroutine; it must not block (nor publish and wait).
 	// redelivered says the broker sent it before (its DUP flag). The
@@ -97,6 +102,7 @@ type message struct {
 	payload  []byte
 	retained bool
 	seq      int // events only
+	lines    int // states of StateAt only: the journal's lines
 	kind     string
 	// acked, if set, is called once the broker has acknowledged the
 	// message (on the sending goroutine: it must not block).
@@ -116,8 +122,12 @@ type Client struct {
 	closed    bool
 	watermark int    // last event acknowledged
 	markHash  string // hash of that event
-	saved     int    // watermark on disk
-	acked     chan struct{}
+	// markLines is the journal's line count of the last state the broker
+	// acknowledged (StateAt).
+	markLines  int
+	saved      int // watermark on disk
+	savedLines int // and its line count
+	acked      chan struct{}
 
 	// A watermark read from disk holds until the replayed event of its seq
 	// is seen to be the same event: a journal that was replaced does not
@@ -142,11 +152,33 @@ type Client struct {
 	readyOnce sync.Once
 }
 
-// watermarkFile is the watermark's form on disk: the last event the
-// broker acknowledged and a hash of it.
-type watermarkFile struct {
-	Seq  int    `json:"seq"`
-	Hash string `json:"hash"`
+// Watermark is the last event the broker acknowledged, as the client
+// keeps it on disk: its seq, a hash of it, the journal it is of (empty in
+// watermarks saved before journals had ids), and the journal's line count
+// of the last state the broker acknowledged (StateAt): lines whose events
+// or state were published.
+type Watermark struct {
+	Seq     int    `json:"seq"`
+	Hash    string `json:"hash"`
+	Journal string `json:"journal,omitempty"`
+	Lines   int    `json:"lines,omitempty"`
+}
+
+// WatermarkPath is the watermark's file in a client's store directory.
+func WatermarkPath(storeDir string) string { return filepath.Join(storeDir, "watermark.json") }
+
+// ReadWatermark returns the watermark kept in storeDir; a missing or
+// unreadable one is the zero Watermark (nothing known delivered).
+func ReadWatermark(storeDir string) Watermark {
+	b, err := os.ReadFile(WatermarkPath(storeDir))
+	if err != nil {
+		return Watermark{}
+	}
+	var w Watermark
+	if json.Unmarshal(b, &w) != nil || w.Seq < 0 || w.Hash == "" {
+		return Watermark{}
+	}
+	return w
 }
 
 // Dial connects to the broker (retrying in the background while it is
@@ -180,8 +212,9 @@ func Dial(opts Options) (*Client, error) {
 		wake: make(chan struct{}, 1), acked: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}), ready: make(chan struct{}),
 	}
-	c.watermark, c.markHash = c.loadWatermark()
-	c.saved = c.watermark
+	w := c.loadWatermark()
+	c.watermark, c.markHash, c.markLines = w.Seq, w.Hash, w.Lines
+	c.saved, c.savedLines = c.watermark, c.markLines
 	c.checking = c.watermark > 0
 
 	po := paho.NewClientOptions().
@@ -304,7 +337,7 @@ func (c *Client) Event(seq int, payload []byte) {
 func (c *Client) dropWatermarkLocked() {
 	c.log.Warn("mqtt: the watermark does not match the journal; publishing every event again", "watermark", c.watermark)
 	c.checking = false
-	c.watermark, c.markHash, c.saved = 0, "", -1
+	c.watermark, c.markHash, c.saved, c.markLines = 0, "", -1, 0
 	if !c.closed {
 		c.queue = append(c.queue, c.held...)
 	}
@@ -314,7 +347,12 @@ func (c *Client) dropWatermarkLocked() {
 // State queues the retained state, after the events queued before it.
 // Every state is published, none replaced by a newer one still waiting:
 // MQTT.md has the state re-published after every change.
-func (c *Client) State(payload []byte) {
+func (c *Client) State(payload []byte) { c.StateAt(payload, 0) }
+
+// StateAt is State for the state after the journal's first lines lines:
+// once the broker has acknowledged it, the watermark keeps lines (see
+// Watermark.Lines).
+func (c *Client) StateAt(payload []byte, lines int) {
 	c.mu.Lock()
 	if c.checking {
 		// The replay is over (the referee publishes the state after it)
@@ -323,7 +361,7 @@ func (c *Client) State(payload []byte) {
 	}
 	c.lastState = payload
 	c.mu.Unlock()
-	c.enqueue(message{topic: c.topics.State, payload: payload, retained: true, kind: "state"})
+	c.enqueue(message{topic: c.topics.State, payload: payload, retained: true, kind: "state", lines: lines})
 }
 
 // Reply queues a reply to a command.
@@ -401,7 +439,7 @@ func (c *Client) send() {
 	for {
 		c.mu.Lock()
 		if len(c.queue) == 0 {
-			if c.watermark != c.saved {
+			if c.watermark != c.saved || c.markLines != c.savedLines {
 				c.saveWatermarkLocked()
 			}
 			c.mu.Unlock()
@@ -419,6 +457,7 @@ func (c *Client) send() {
 		}
 		c.mu.Lock()
 		c.queue = c.queue[1:]
+		c.markLines = max(c.markLines, m.lines)
 		if m.seq > c.watermark {
 			c.watermark, c.markHash = m.seq, hashOf(m.payload)
 			// Saving every event costs a file write each; every 16 and when
@@ -523,28 +562,26 @@ func (c *Client) waitConnected() (int, bool) {
 	}
 }
 
-func (c *Client) watermarkPath() string { return filepath.Join(c.opts.StoreDir, "watermark.json") }
+func (c *Client) watermarkPath() string { return WatermarkPath(c.opts.StoreDir) }
 
-func (c *Client) loadWatermark() (int, string) {
-	b, err := os.ReadFile(c.watermarkPath())
-	if err != nil {
-		return 0, ""
+// loadWatermark reads the watermark; one of another journal is dropped.
+func (c *Client) loadWatermark() Watermark {
+	w := ReadWatermark(c.opts.StoreDir)
+	if w.Journal != "" && c.opts.Journal != "" && w.Journal != c.opts.Journal {
+		c.log.Info("mqtt: the watermark is another journal's (the journal was replaced); publishing every event again", "watermark", w.Seq, "journal", c.opts.Journal, "watermark_journal", w.Journal)
+		return Watermark{}
 	}
-	var w watermarkFile
-	if json.Unmarshal(b, &w) != nil || w.Seq < 0 || w.Hash == "" {
-		return 0, ""
-	}
-	return w.Seq, w.Hash
+	return w
 }
 
 // saveWatermarkLocked writes the watermark atomically; c.mu is held.
 func (c *Client) saveWatermarkLocked() {
-	b, _ := json.Marshal(watermarkFile{Seq: c.watermark, Hash: c.markHash})
+	b, _ := json.Marshal(Watermark{Seq: c.watermark, Hash: c.markHash, Journal: c.opts.Journal, Lines: c.markLines})
 	if err := renameio.WriteFile(c.watermarkPath(), b, 0o644); err != nil {
 		c.log.Warn("mqtt: saving the watermark", "err", err)
 		return
 	}
-	c.saved = c.watermark
+	c.saved, c.savedLines = c.watermark, c.markLines
 }
 
 // Flush waits until every queued message is acknowledged or ctx is done.
@@ -576,7 +613,7 @@ func (c *Client) Close(ctx context.Context) error {
 	c.stopOnce.Do(func() { close(c.stop) })
 	<-c.done
 	c.mu.Lock()
-	if c.watermark != c.saved {
+	if c.watermark != c.saved || c.markLines != c.savedLines {
 		c.saveWatermarkLocked()
 	}
 	c.mu.Unlock()
