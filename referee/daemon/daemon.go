@@ -288,6 +288,10 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	proxy.Client = client
 	close(dialed)
 	m.QueueDepth(client.Pending)
+	m.BrokerConnection(func() metrics.Broker {
+		s := client.Connection()
+		return metrics.Broker{Connected: s.Connected, Failures: s.Failures, LastError: s.LastError}
+	})
 	site := web.FromConfig(c, o.HTTP, m, log)
 	if wsAddr != "" {
 		site.WebSocket = wsAddr

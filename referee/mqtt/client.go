@@ -90,6 +90,25 @@ type Options struct {
 	// RetryInterval is the wait between attempts while the broker is away
 	// (500 ms).
 	RetryInterval time.Duration
+	// Clock tells the time of failed connection attempts, for their log
+	// lines (time.Now).
+	Clock func() time.Time
+}
+
+// ConnectLogEvery is how often a connection attempt that keeps failing
+// for the same cause is logged again; a new cause is logged at once.
+const ConnectLogEvery = 30 * time.Second
+
+// Connection is how connecting to the broker goes.
+type Connection struct {
+	// Connected says the client is connected now.
+	Connected bool
+	// Failures counts the failed connection attempts since Dial; LastError
+	// is the last one's cause and LastErrorAt its time ("" and zero for
+	// none).
+	Failures    int
+	LastError   string
+	LastErrorAt time.Time
 }
 
 func hashOf(payload []byte) string {
@@ -144,6 +163,15 @@ type Client struct {
 	epoch int
 	up    bool
 	upAt  time.Time
+
+	// Failed connection attempts: conn is what Connection returns;
+	// failing counts those since the last connection, unlogged those not
+	// logged since loggedErr was logged at loggedAt.
+	conn      Connection
+	failing   int
+	unlogged  int
+	loggedErr string
+	loggedAt  time.Time
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -203,6 +231,9 @@ func Dial(opts Options) (*Client, error) {
 	if opts.RetryInterval <= 0 {
 		opts.RetryInterval = 500 * time.Millisecond
 	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
 	if err := os.MkdirAll(filepath.Join(opts.StoreDir, "paho"), 0o755); err != nil {
 		return nil, fmt.Errorf("mqtt: store: %w", err)
 	}
@@ -240,7 +271,15 @@ func Dial(opts Options) (*Client, error) {
 			c.mu.Lock()
 			c.epoch++
 			c.up = false
+			c.conn.Connected = false
 			c.mu.Unlock()
+		}).
+		// Every attempt's outcome, the first connection's included (its
+		// token is not waited for: paho retries in the background).
+		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) {
+			if f, ok := n.(paho.ConnectionNotificationFailed); ok {
+				c.connectFailed(f.Reason)
+			}
 		})
 	if opts.Username != "" {
 		po.SetUsername(opts.Username)
@@ -259,6 +298,45 @@ func Dial(opts Options) (*Client, error) {
 	return c, nil
 }
 
+// connectFailed counts a failed connection attempt and logs it: at once
+// when its cause is new, else once every ConnectLogEvery, saying how many
+// attempts failed in between.
+func (c *Client) connectFailed(err error) {
+	if err == nil {
+		err = errors.New("unknown cause")
+	}
+	cause, now := err.Error(), c.opts.Clock()
+	c.mu.Lock()
+	c.conn.Failures++
+	c.conn.LastError, c.conn.LastErrorAt = cause, now
+	c.failing++
+	attempts := c.failing
+	log := cause != c.loggedErr || now.Sub(c.loggedAt) >= ConnectLogEvery
+	unlogged := c.unlogged
+	if log {
+		c.unlogged, c.loggedErr, c.loggedAt = 0, cause, now
+	} else {
+		c.unlogged++
+	}
+	c.mu.Unlock()
+	if !log {
+		return
+	}
+	args := []any{"err", cause, "attempts", attempts}
+	if unlogged > 0 {
+		args = append(args, "not_logged", unlogged)
+	}
+	c.log.Warn("mqtt: connecting to the broker failed; trying again", args...)
+}
+
+// Connection returns how connecting to the broker goes: the failed
+// attempts and the last one's cause, for the daemon's metrics.
+func (c *Client) Connection() Connection {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
 // Ready is closed once the client has connected and subscribed to
 // commands for the first time.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
@@ -269,12 +347,19 @@ func (c *Client) Topics() Topics { return c.topics }
 // onConnect announces the table and (re)subscribes to commands. It runs on
 // paho's goroutine, so it waits for nothing.
 func (c *Client) onConnect(cl paho.Client) {
-	c.log.Info("mqtt: connected")
 	c.mu.Lock()
 	c.epoch++
 	c.up, c.upAt = true, time.Now()
+	c.conn.Connected = true
+	failed := c.failing
+	c.failing, c.unlogged, c.loggedErr = 0, 0, ""
 	state := c.lastState
 	c.mu.Unlock()
+	if failed > 0 {
+		c.log.Info("mqtt: connected", "failed_attempts", failed)
+	} else {
+		c.log.Info("mqtt: connected")
+	}
 	c.enqueueFront(message{topic: c.topics.Status, payload: []byte("online"), retained: true, kind: "status"})
 	if state != nil {
 		// A broker restarted without persistence has forgotten the
