@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -308,13 +309,23 @@ func (r *Referee) maybeRotate() {
 	if r.last != nil {
 		st.Last, _ = json.Marshal(r.last)
 	}
-	for _, key := range r.appliedOrder {
-		rep := r.applied[key]
+	// The newest answers, up to maxCheckpointCommands bytes: ids may be
+	// any JSON value up to a command's size, and a checkpoint is written
+	// every segment.
+	size := 0
+	for i := len(r.appliedOrder) - 1; i >= 0; i-- {
+		rep := r.applied[r.appliedOrder[i]]
 		b, err := json.Marshal(remembered{ID: rep.ID, OK: rep.OK, Reason: rep.Reason, Message: rep.Message, Seq: rep.Seq})
-		if err == nil {
-			st.Commands = append(st.Commands, b)
+		if err != nil {
+			continue
 		}
+		if size += len(b); size > maxCheckpointCommands {
+			r.log.Warn("referee: the journal's checkpoint keeps only the newest command ids", "kept", len(st.Commands), "remembered", len(r.appliedOrder))
+			break
+		}
+		st.Commands = append(st.Commands, b)
 	}
+	slices.Reverse(st.Commands)
 	cp, err := r.cfg.Journal.Rotate(st)
 	if err != nil {
 		r.log.Error("referee: starting a new journal segment failed; lines go on to the last one", "err", err)
@@ -659,6 +670,11 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 
 // maxRemembered bounds the ids of accepted commands kept for redeliveries.
 const maxRemembered = 4096
+
+// maxCheckpointCommands bounds the bytes of the answers to command ids a
+// journal checkpoint keeps (the newest): 4096 answers of ids up to about
+// 200 bytes.
+const maxCheckpointCommands = 1 << 20
 
 // rememberEvents notes the id of a journaled line, if it has one, with
 // the answer it had: accepted, or refused as its rejected event says.

@@ -181,3 +181,27 @@ func lastStateOf(t *testing.T, rec *recorder) string {
 	}
 	return string(b)
 }
+
+// A checkpoint keeps the answers to the newest command ids up to 1 MiB
+// (ids may be any JSON value up to a command's size): the newest are
+// still answered as then after a restart from it.
+func TestACheckpointKeepsTheNewestCommandIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	r := startJournal(t, path, journal.Options{SegmentLines: 25})
+	pad := strings.Repeat("x", 60<<10)
+	cmd := func(i int) string {
+		return fmt.Sprintf(`{"id":"%s-%d","type":"bid","seat":"zed","quantity":1,"face":2}`, pad, i)
+	}
+	var first []referee.Reply
+	for i := range 26 { // the 26th in segment 2, its seq 26
+		first = append(first, r.submit(t, cmd(i), false))
+	}
+	r.stop()
+	r = startJournal(t, path, journal.Options{SegmentLines: 25, Published: journal.Published{Journal: r.j.ID(), Seq: 26}})
+	if got := r.resume.Checkpoint; got.Segment != 2 || len(got.Commands) < 10 || len(got.Commands) >= 25 {
+		t.Fatalf("resumed from segment %d with %d command ids; want segment 2 with the newest that fit in 1 MiB", got.Segment, len(got.Commands))
+	}
+	if got, want := r.submit(t, cmd(24), true), first[24]; got.Reason != want.Reason || got.Seq != want.Seq {
+		t.Errorf("the newest id delivered again: got %+v; want the first answer %+v", got, want)
+	}
+}
