@@ -120,7 +120,7 @@ type Referee struct {
 
 	// applied remembers the answers to the command ids of the last
 	// MaxRememberedIDs journaled lines that have one (the window, see
-	// MaxRememberedIDs), by id, so that a command sent again (a
+	// MaxRememberedIDs), by idKey, so that a command sent again (a
 	// client's retry, the broker's redelivery after a crash) is answered
 	// as then, not applied (or refused and journaled) twice. appliedOrder
 	// holds their keys, oldest first, and appliedBytes the length of
@@ -470,7 +470,7 @@ func (r *Referee) post(f func()) {
 func (r *Referee) handle(in input) {
 	if len(in.line) <= MaxCommandBytes {
 		id, _ := splitCommand(in.line)
-		if a, ok := r.applied[string(id)]; ok {
+		if a, ok := r.applied[idKey(id)]; ok {
 			prev := a.rep
 			r.log.Info("referee: a command id seen before; answered as then, not applied again", "id", string(id), "ok", prev.OK, "source", in.source, "redelivered", in.redelivered)
 			if in.reply != nil {
@@ -717,7 +717,7 @@ func (r *Referee) rememberEvents(line []byte, evs []engine.Event, seq int) {
 // written before ids were checked on every path may hold an id twice, and
 // its first answer is the one given again.
 func (r *Referee) remember(rep Reply) {
-	key := string(rep.ID)
+	key := idKey(rep.ID)
 	if _, ok := r.applied[key]; ok {
 		return
 	}
@@ -735,6 +735,19 @@ func (r *Referee) remember(rep Reply) {
 		delete(r.applied, old)
 		r.appliedOrder = r.appliedOrder[1:]
 	}
+}
+
+// idKey is the key of a command id in the window: the id as a journal
+// checkpoint gives it back. encoding/json writes <, > and & in strings as
+// \u003c, \u003e and \u0026, so that an id holding one would otherwise be
+// another key after a restart from a checkpoint than after a whole replay.
+func idKey(id json.RawMessage) string {
+	if !bytes.ContainsAny(id, "<>&\u2028\u2029") {
+		return string(id)
+	}
+	var b bytes.Buffer
+	json.HTMLEscape(&b, id)
+	return b.String()
 }
 
 // rebuild makes the table and the window of command ids again from the
