@@ -144,13 +144,22 @@ train: build train-deps
 	./$(BIN) readtrain -models vision/model -o vision/model/reader.json
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
 
-# fuzz runs each fuzz target for FUZZTIME (by hand: they are not part of test).
+# fuzz runs each fuzz target (by hand: they are not part of test) for
+# FUZZTIME, but FuzzDecodeImage, which runs the whole dice reader on each
+# image it decodes (hundreds of inputs a second, down to a few while it
+# reads whole tables): FUZZTIME_IMAGE. The go command minimizes each new
+# interesting input for up to 60 s besides the run's time, and a 30 s run
+# of FuzzDecodeImage once went on past 200 s; with FUZZMINIMIZE_IMAGE a
+# 30 s run stopped after 32 s (two cores, load 4).
 FUZZTIME ?= 60s
+FUZZTIME_IMAGE ?= 30s
+FUZZMINIMIZE_IMAGE ?= 10s
 fuzz: deps
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzTable$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./calibration
-	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeImage$$' -fuzztime $(FUZZTIME) ./vision
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeImage$$' -fuzztime $(FUZZTIME_IMAGE) \
+		-fuzzminimizetime $(FUZZMINIMIZE_IMAGE) ./vision
 
 clean:
 	rm -rf bin

@@ -94,3 +94,8 @@ func (t *Table) Reject(line int, err error) *Rejected {
 
 // Seq returns the seq of the last event.
 func (t *Table) Seq() int { return t.seq }
+
+// ResumeAt numbers the table's next event seq+1. A referee that rebuilt
+// the game in progress from a checkpoint of its journal (the game's lines
+// replayed through a new table) goes on with the journal's numbering.
+func (t *Table) ResumeAt(seq int) { t.seq = seq }

@@ -2,7 +2,6 @@ package referee_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -227,10 +226,7 @@ func TestCameraWaitsForTheReroll(t *testing.T) {
 		t.Errorf("events:\n%s\nwant bob to open", got)
 	}
 	h.stop()
-	journal, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	journal := readJournal(t, path)
 	if n := strings.Count(string(journal), `"opening_roll"`); n != 2 {
 		t.Errorf("the journal holds %d opening rolls; want 2 (the tie and the re-roll):\n%s", n, journal)
 	}

@@ -129,15 +129,15 @@ func (r *Referee) playComputers(last engine.Action, source string) {
 	}
 	seat := *snap.Turn
 	s, rng := r.strategyFor(seat)
-	if s == nil || r.comp.pending == len(r.lines) {
+	if s == nil || r.comp.pending == r.lineNo() {
 		return
 	}
-	version := len(r.lines)
+	version := r.lineNo()
 	r.comp.pending = version
 	act := s.Choose(computer.ViewOf(r.table, seat), rng)
 	r.cfg.Clock.AfterFunc(r.cfg.ComputerPace, func() {
 		r.post(func() {
-			if len(r.lines) != version {
+			if r.lineNo() != version {
 				// The table moved on meanwhile (an accepted input, or a
 				// person's refused one, which is journaled too): the move
 				// was chosen on a table that is gone. Unless a newer move

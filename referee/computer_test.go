@@ -2,7 +2,6 @@ package referee_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,11 +46,7 @@ func TestComputerSeatsPlayTheirTurns(t *testing.T) {
 		}
 	}
 	h.stop()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	journal := string(data)
+	journal := string(readJournal(t, path))
 	if !strings.Contains(journal, `"computer":{`) || !strings.Contains(journal, `"seat":"bot"`) {
 		t.Fatalf("journal does not show the computer seats named and playing:\n%s", journal)
 	}

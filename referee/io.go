@@ -15,9 +15,10 @@ import (
 // network: an implementation queues and delivers in the order of the calls.
 type Publisher interface {
 	// Event publishes one event (its JSON, with type and seq). Events come
-	// in seq order; after a restart the referee replays the journal and
-	// calls Event again for every event from seq 1, so an implementation
-	// skips those it knows were delivered.
+	// in seq order; after a restart the referee replays the journal from
+	// the checkpoint it resumed from and calls Event again for every event
+	// after it (from seq 1 when it resumed from the journal's start), so
+	// an implementation skips those it knows were delivered.
 	Event(seq int, payload []byte)
 	// State publishes the table's state (retained).
 	State(payload []byte)
@@ -26,6 +27,15 @@ type Publisher interface {
 	// Vision publishes what the camera is unsure of while a reveal needs a
 	// look. It never holds a hidden face.
 	Vision(payload []byte)
+}
+
+// LinePublisher is a Publisher that also takes, with each state, the
+// number of journal lines it follows (*mqtt.Client): a publisher that
+// remembers the last one delivered can tell, after a restart, a journal
+// that lost lines whose effects were published.
+type LinePublisher interface {
+	Publisher
+	StateAt(payload []byte, lines int)
 }
 
 // Camera captures an image of the table. vision sources and the demo's

@@ -20,12 +20,12 @@ func (nopPublisher) Vision([]byte)     {}
 // reveal of computer seats alone), the only one that empties its channel:
 // with the channel full it must not wait, and what it posts still runs.
 func TestPostNeverBlocksTheLoop(t *testing.T) {
-	j, _, _, err := journal.Open(filepath.Join(t.TempDir(), "t.journal"), journal.Options{})
+	j, resume, err := journal.Open(filepath.Join(t.TempDir(), "t.journal"), journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	r, err := New(Config{Journal: j, Publisher: nopPublisher{}}, nil)
+	r, err := New(Config{Journal: j, Publisher: nopPublisher{}}, resume)
 	if err != nil {
 		t.Fatal(err)
 	}

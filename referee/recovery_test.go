@@ -17,6 +17,7 @@ import (
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/journal"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -96,7 +97,7 @@ func TestRedeliveredRefusedCommandIsNotJournaledTwice(t *testing.T) {
 		t.Errorf("redelivered after a restart: got %+v; want the first answer %+v", got, first)
 	}
 	h2.stop()
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	if got, want := bytes.Count(data, []byte("\n")), 2; got != want {
 		t.Errorf("journal: got %d lines; want %d:\n%s", got, want, data)
 	}
@@ -197,12 +198,12 @@ type journalFirst struct {
 }
 
 func (p journalFirst) Event(seq int, b []byte) {
-	data, err := os.ReadFile(p.path)
+	lines, err := journal.ReadRecord(p.path)
 	if err != nil {
 		p.t.Errorf("reading the journal: %v", err)
 	}
 	var out bytes.Buffer
-	_ = record.Adjudicate(bytes.NewReader(data), &out)
+	_ = record.Adjudicate(bytes.NewReader(recordText(lines)), &out)
 	if !bytes.Contains(out.Bytes(), append(b, '\n')) {
 		p.t.Errorf("event %s published before the journal gives it; the journal gives:\n%s", b, out.Bytes())
 	}
@@ -303,7 +304,7 @@ func TestTiedRollWaitsPastARefusedLine(t *testing.T) {
 	n := looks()
 	h.rec.waitFor(t, "more looks after the refused line", func() bool { return looks() >= n+3 })
 	h.stop()
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	if got := bytes.Count(data, []byte(`"opening_roll"`)); got != 1 {
 		t.Errorf("the journal holds %d opening rolls; want 1 (the tie; nobody rolled again):\n%s", got, data)
 	}

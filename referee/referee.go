@@ -91,7 +91,17 @@ type Referee struct {
 	cfg   Config
 	log   *slog.Logger
 	table *engine.Table
-	lines [][]byte // the journal's lines, refused ones too
+	// base is the journal's checkpoint the table was resumed from (or
+	// the last segment's, once a new one began), and lines the journal's
+	// lines after it, refused ones too: record line base.Lines+i+1 is
+	// lines[i].
+	base  journal.Checkpoint
+	lines [][]byte
+	// game holds the accepted lines of the game in progress, from its
+	// new_game: a checkpoint's Game.
+	game [][]byte
+	// journalSeq is the seq the journal's replay reached in New.
+	journalSeq int
 	// accepted counts the accepted lines: the table changes only with
 	// them, so a camera read started before a refused line still fits.
 	accepted int
@@ -108,12 +118,17 @@ type Referee struct {
 	statusErr string
 	last      *engine.Resolved
 
-	// applied remembers the ids of recent journaled commands (from the
-	// journal too) with their answers, so that a command the broker
-	// delivers again after a crash is answered as then, not applied (or
-	// refused and journaled) twice.
-	applied      map[string]Reply
+	// applied remembers the answers to the command ids of the last
+	// MaxRememberedIDs journaled lines that have one (the window, see
+	// MaxRememberedIDs), by idKey, so that a command sent again (a
+	// client's retry, the broker's redelivery after a crash) is answered
+	// as then, not applied (or refused and journaled) twice. appliedOrder
+	// holds their keys, oldest first, and appliedBytes the length of
+	// their answers as a checkpoint keeps them. At a start the window is
+	// the checkpoint's, then the ids of the lines replayed after it.
+	applied      map[string]answer
 	appliedOrder []string
+	appliedBytes int
 	capture      captureState
 	comp         *computers
 }
@@ -135,11 +150,14 @@ type captureState struct {
 	stop    func() bool
 }
 
-// New returns a referee whose table has replayed journaled, the lines of
-// its journal (as journal.Open returns them). Replay regenerates the same
-// events with the same seq; Run hands them to the Publisher first, which
-// skips those already delivered.
-func New(cfg Config, journaled [][]byte) (*Referee, error) {
+// New returns a referee whose table has resumed from what journal.Open
+// read: the table at the checkpoint (its game in progress replayed, its
+// seq and its remembered command ids), then the lines after it replayed.
+// Replay regenerates the same events with the same seq; Run hands them to
+// the Publisher first, which skips those already delivered. When the
+// journal's last segment is full (or an older journal's file), Run starts
+// a new one first: New writes nothing.
+func New(cfg Config, resume journal.Resume) (*Referee, error) {
 	if cfg.Journal == nil {
 		return nil, errors.New("referee: no journal")
 	}
@@ -175,34 +193,149 @@ func New(cfg Config, journaled [][]byte) (*Referee, error) {
 		internal: make(chan func(), 16),
 		done:     make(chan struct{}),
 		status:   StatusReady,
-		applied:  map[string]Reply{},
 	}
 	var err error
 	if r.comp, err = newComputers(cfg.Computers, cfg.NewSeed()); err != nil {
 		return nil, err
 	}
-	for i, line := range journaled {
-		// As liarsd adjudicate reads it: a refused line (journaled so,
-		// or refused now by a changed engine) is a rejected event.
-		evs, ok := replayLine(r.table, i+1, line)
-		if ok {
-			r.accepted++
-			// Decoded again only for what noteAccepted keeps, so that a
-			// long journal replays at the engine's speed.
-			if bytes.Contains(line, []byte(engine.ActOpeningRoll)) || bytes.Contains(line, []byte(engine.ActNewGame)) {
-				if a, err := record.Decode(line); err == nil {
-					r.noteAccepted(a)
-				}
-			}
-		}
-		r.rememberEvents(line, evs, r.table.Seq())
-		r.lines = append(r.lines, line)
-		r.replay = append(r.replay, evs...)
-	}
-	if len(journaled) > 0 {
-		r.log.Info("referee: journal replayed", "lines", len(r.lines), "seq", r.table.Seq())
+	r.resetTo(resume.Checkpoint)
+	r.replay = r.replayLines(resume.Lines)
+	r.journalSeq = r.table.Seq()
+	if len(resume.Lines) > 0 || resume.Checkpoint.Lines > 0 {
+		r.log.Info("referee: journal replayed", "from_line", resume.Checkpoint.Lines+1, "lines", len(r.lines), "seq", r.table.Seq())
 	}
 	return r, nil
+}
+
+// resetTo makes the table as it was at checkpoint cp: the game in
+// progress replayed through a new table, numbered on from cp's seq, the
+// last resolution and the window of command ids as the checkpoint has
+// them.
+func (r *Referee) resetTo(cp journal.Checkpoint) {
+	r.base, r.lines, r.game, r.lastRoll, r.last = cp, nil, nil, nil, nil
+	r.applied, r.appliedOrder, r.appliedBytes = map[string]answer{}, nil, 0
+	for _, c := range cp.Commands {
+		var m remembered
+		if err := json.Unmarshal(c, &m); err != nil {
+			r.log.Warn("referee: a command id of the journal's checkpoint is unreadable; left out", "segment", cp.Segment, "err", err)
+			continue
+		}
+		r.remember(Reply{ID: m.ID, OK: m.OK, Reason: m.Reason, Message: m.Message, Seq: m.Seq})
+	}
+	r.table = engine.NewTable()
+	for _, l := range cp.Game {
+		line := []byte(l)
+		if _, ok := replayLine(r.table, 0, line); !ok {
+			// A changed engine that refuses a line it once took: the game
+			// goes on without it, as a whole replay would have it.
+			r.log.Warn("referee: a line of the game in progress at the journal's checkpoint is refused now", "segment", cp.Segment)
+			continue
+		}
+		r.noteLine(line)
+	}
+	r.table.ResumeAt(cp.Seq)
+	if len(cp.Last) > 0 {
+		var last engine.Resolved
+		if err := json.Unmarshal(cp.Last, &last); err == nil {
+			r.last = &last
+		}
+	}
+}
+
+// replayLines applies journaled lines after r.lines as liarsd adjudicate
+// reads them (a refused line, journaled so or refused now by a changed
+// engine, is a rejected event), notes the command ids they carry with
+// their answers, and returns their events.
+func (r *Referee) replayLines(lines [][]byte) []engine.Event {
+	var all []engine.Event
+	for _, line := range lines {
+		evs, ok := replayLine(r.table, r.lineNo()+1, line)
+		if ok {
+			r.accepted++
+			r.noteLine(line)
+		}
+		r.rememberEvents(line, evs, r.table.Seq())
+		for _, e := range evs {
+			r.noteEvent(e)
+		}
+		r.lines = append(r.lines, line)
+		all = append(all, evs...)
+	}
+	return all
+}
+
+// noteLine keeps what an accepted journaled line changes besides the
+// table: the game's lines and its last opening roll. The line is decoded
+// again only when it may be a new_game or an opening_roll, so that a long
+// journal replays at the engine's speed.
+func (r *Referee) noteLine(line []byte) {
+	if bytes.Contains(line, []byte(engine.ActOpeningRoll)) || bytes.Contains(line, []byte(engine.ActNewGame)) {
+		if a, err := record.Decode(line); err == nil {
+			r.noteAccepted(a)
+			if a.Type == engine.ActNewGame {
+				r.game = nil
+			}
+		}
+	}
+	r.game = append(r.game, line)
+}
+
+// lineNo is the number of the journal's last line (from its start).
+func (r *Referee) lineNo() int { return r.base.Lines + len(r.lines) }
+
+// JournalSeq returns the seq of the journal's last event when New
+// returned: the daemon compares it with the last event the broker
+// acknowledged.
+func (r *Referee) JournalSeq() int { return r.journalSeq }
+
+// answer is a remembered command id's answer, and its encoding as a
+// checkpoint keeps it.
+type answer struct {
+	rep Reply
+	enc []byte
+}
+
+// remembered is an answer to a command id, as a checkpoint keeps it.
+type remembered struct {
+	ID      json.RawMessage `json:"id"`
+	OK      bool            `json:"ok"`
+	Reason  engine.Reason   `json:"reason,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Seq     int             `json:"seq"`
+}
+
+// maybeRotate starts a new journal segment when one is due, its
+// checkpoint the table as it stands after the journal's last line. A
+// failure is logged: lines go on to the last segment, and the next line
+// tries again.
+func (r *Referee) maybeRotate() {
+	if !r.cfg.Journal.Full() {
+		return
+	}
+	st := journal.State{Seq: r.table.Seq()}
+	for _, l := range r.game {
+		st.Game = append(st.Game, string(l))
+	}
+	if r.last != nil {
+		st.Last, _ = json.Marshal(r.last)
+	}
+	// The whole window of command ids, oldest first: a start from this
+	// checkpoint remembers what the referee remembers now.
+	for _, key := range r.appliedOrder {
+		st.Commands = append(st.Commands, r.applied[key].enc)
+	}
+	cp, err := r.cfg.Journal.Rotate(st)
+	if err != nil {
+		r.log.Error("referee: starting a new journal segment failed; lines go on to the last one", "err", err)
+		return
+	}
+	if cp.Lines != r.lineNo() {
+		// Never expected: the journal and the referee disagree on its
+		// lines. The checkpoint holds the table as it is, so it resumes.
+		r.log.Error("referee: the journal's line count is not the referee's", "journal", cp.Lines, "referee", r.lineNo())
+	}
+	r.base, r.lines = cp, nil
+	r.log.Info("referee: new journal segment", "segment", cp.Segment, "after_line", cp.Lines, "seq", cp.Seq)
 }
 
 // replayLine applies line n of the journal as liarsd adjudicate does: a
@@ -235,9 +368,10 @@ func (r *Referee) Submit(line []byte, source string, reply func(Reply)) error {
 }
 
 // SubmitCommand queues an MQTT command. redelivered says the broker sent
-// it before (a crash came between taking it and acknowledging it): when a
-// command with the same id was accepted already, it is answered as then
-// and not applied again.
+// it before (a crash came between taking it and acknowledging it); it is
+// logged. A command whose id one of the last MaxRememberedIDs journaled
+// lines had, however it came again, is answered as then and not applied
+// again (see handle).
 func (r *Referee) SubmitCommand(payload []byte, redelivered bool, reply func(Reply)) error {
 	return r.submit(input{line: payload, source: SourceMQTT, redelivered: redelivered, reply: reply})
 }
@@ -273,8 +407,9 @@ func (r *Referee) Do(ctx context.Context, line []byte, source string) (Reply, er
 	}
 }
 
-// Run referees until ctx is done. It first publishes the events replayed
-// from the journal and the state, then takes inputs one at a time.
+// Run referees until ctx is done. It first starts a new journal segment
+// if one is due, publishes the events replayed from the journal and the
+// state, then takes inputs one at a time.
 func (r *Referee) Run(ctx context.Context) error {
 	r.ctx = ctx
 	defer close(r.done)
@@ -283,6 +418,7 @@ func (r *Referee) Run(ctx context.Context) error {
 			r.capture.stop()
 		}
 	}()
+	r.maybeRotate()
 	for _, e := range r.replay {
 		r.publishEvent(e)
 	}
@@ -326,12 +462,17 @@ func (r *Referee) post(f func()) {
 }
 
 // handle takes one input: it answers it and, when accepted, journals it
-// and publishes its effects.
+// and publishes its effects. An input with the id of one of the last
+// MaxRememberedIDs journaled lines is the same command sent again (a
+// client that retried after a lost reply or a timeout, the broker's
+// redelivery after a crash, a retained copy): it gets the first one's
+// answer again and changes nothing, whatever path it came by.
 func (r *Referee) handle(in input) {
-	if in.redelivered {
+	if len(in.line) <= MaxCommandBytes {
 		id, _ := splitCommand(in.line)
-		if prev, ok := r.applied[string(id)]; ok && string(id) != "null" {
-			r.log.Info("referee: a redelivered command was journaled before; answered as then, not applied again", "id", string(id), "ok", prev.OK)
+		if a, ok := r.applied[idKey(id)]; ok {
+			prev := a.rep
+			r.log.Info("referee: a command id seen before; answered as then, not applied again", "id", string(id), "ok", prev.OK, "source", in.source, "redelivered", in.redelivered)
 			if in.reply != nil {
 				prev.ID = id
 				in.reply(prev)
@@ -370,7 +511,7 @@ func (r *Referee) reject(line []byte, rej *engine.Rejection) {
 		return
 	}
 	r.lines = append(r.lines, line)
-	ev := r.table.Reject(len(r.lines), rej)
+	ev := r.table.Reject(r.lineNo(), rej)
 	r.rememberEvents(line, []engine.Event{ev}, r.table.Seq())
 	if r.statusErr != "" {
 		r.statusErr = ""
@@ -378,6 +519,7 @@ func (r *Referee) reject(line []byte, rej *engine.Rejection) {
 	}
 	r.publishEvent(ev)
 	r.publishState()
+	r.maybeRotate()
 }
 
 // refuseForComputer refuses a move of a computer seat that the seat itself
@@ -501,6 +643,10 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	r.lines = append(r.lines, journaled)
 	r.accepted++
 	r.noteAccepted(a)
+	if a.Type == engine.ActNewGame {
+		r.game = nil
+	}
+	r.game = append(r.game, journaled)
 	r.rememberEvents(journaled, evs, r.table.Seq())
 	if a.Type == engine.ActNewGame {
 		// The seed stays in the journal: from it, computer seats' dice
@@ -519,14 +665,31 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	if r.cfg.Observe != nil {
 		r.cfg.Observe(Change{Line: line, Source: source, Events: evs, Snapshot: snap})
 	}
+	r.maybeRotate()
 	r.maybeCapture()
 	r.playComputers(a, source)
 	rep.OK, rep.Seq = true, r.table.Seq()
 	return rep
 }
 
-// maxRemembered bounds the ids of accepted commands kept for redeliveries.
-const maxRemembered = 4096
+// MaxRememberedIDs is how many command ids a table remembers (the window):
+// those of its last MaxRememberedIDs journaled lines (accepted or refused)
+// that have one, fewer only when their answers would exceed
+// MaxRememberedBytes. A command whose id is among them is answered as then
+// and not applied again; an older id is forgotten, and a command that
+// reuses it is taken as a new one. Inputs that are not journaled (a busy
+// or journal_error answer, a camera's misread) are not remembered. Each
+// journal segment's checkpoint keeps the whole window, so that a start
+// from it remembers the same ids as one that replays the whole journal.
+const MaxRememberedIDs = 4096
+
+// MaxRememberedBytes bounds the window's answers as a checkpoint keeps them
+// (JSON: each its id, reason and message and about 30 bytes more; a short
+// id and a refusal's message take about 100): an id may be any
+// JSON value up to MaxCommandBytes, and every segment's checkpoint holds
+// them all. 4096 answers fit when they average 256 bytes; longer ones
+// shorten the window, the oldest forgotten first.
+const MaxRememberedBytes = 1 << 20
 
 // rememberEvents notes the id of a journaled line, if it has one, with
 // the answer it had: accepted, or refused as its rejected event says.
@@ -545,24 +708,56 @@ func (r *Referee) rememberEvents(line []byte, evs []engine.Event, seq int) {
 			rep = Reply{ID: id, Reason: rj.Reason, Message: rj.Message, Seq: seq}
 		}
 	}
-	if _, ok := r.applied[key]; !ok {
-		r.appliedOrder = append(r.appliedOrder, key)
+	r.remember(rep)
+}
+
+// remember keeps the answer to a command id, as the newest in the window
+// (see MaxRememberedIDs), and forgets the oldest beyond it. An id
+// remembered already keeps its first answer and its place: a journal
+// written before ids were checked on every path may hold an id twice, and
+// its first answer is the one given again.
+func (r *Referee) remember(rep Reply) {
+	key := idKey(rep.ID)
+	if _, ok := r.applied[key]; ok {
+		return
 	}
-	r.applied[key] = rep
-	if len(r.appliedOrder) > maxRemembered {
-		delete(r.applied, r.appliedOrder[0])
+	enc, err := json.Marshal(remembered{ID: rep.ID, OK: rep.OK, Reason: rep.Reason, Message: rep.Message, Seq: rep.Seq})
+	if err != nil {
+		r.log.Warn("referee: an answer to a command id cannot be kept", "err", err)
+		return
+	}
+	r.applied[key] = answer{rep: rep, enc: enc}
+	r.appliedOrder = append(r.appliedOrder, key)
+	r.appliedBytes += len(enc)
+	for len(r.appliedOrder) > 1 && (len(r.appliedOrder) > MaxRememberedIDs || r.appliedBytes > MaxRememberedBytes) {
+		old := r.appliedOrder[0]
+		r.appliedBytes -= len(r.applied[old].enc)
+		delete(r.applied, old)
 		r.appliedOrder = r.appliedOrder[1:]
 	}
 }
 
-// rebuild replays the journal's lines through a fresh table, the refused
-// ones as rejected events.
-func (r *Referee) rebuild() {
-	t := engine.NewTable()
-	for i, line := range r.lines {
-		replayLine(t, i+1, line)
+// idKey is the key of a command id in the window: the id as a journal
+// checkpoint gives it back. encoding/json writes <, > and & in strings as
+// \u003c, \u003e and \u0026, so that an id holding one would otherwise be
+// another key after a restart from a checkpoint than after a whole replay.
+func idKey(id json.RawMessage) string {
+	if !bytes.ContainsAny(id, "<>&\u2028\u2029") {
+		return string(id)
 	}
-	r.table = t
+	var b bytes.Buffer
+	json.HTMLEscape(&b, id)
+	return b.String()
+}
+
+// rebuild makes the table and the window of command ids again from the
+// journal: from the checkpoint it resumed from (or the last one written),
+// the lines after it replayed, the refused ones as rejected events.
+func (r *Referee) rebuild() {
+	lines, last, accepted := r.lines, r.last, r.accepted
+	r.resetTo(r.base)
+	r.replayLines(lines)
+	r.last, r.accepted = last, accepted
 }
 
 func (r *Referee) publishEvent(e engine.Event) {
@@ -573,6 +768,11 @@ func (r *Referee) publishEvent(e engine.Event) {
 	}
 	r.cfg.Publisher.Event(e.Head().Seq, b)
 	r.logEvent(e)
+	r.noteEvent(e)
+}
+
+// noteEvent keeps the last resolution, for the state's "last".
+func (r *Referee) noteEvent(e engine.Event) {
 	switch e := e.(type) {
 	case *engine.Resolved:
 		r.last = e
@@ -599,6 +799,10 @@ func (r *Referee) publishState() {
 	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last})
 	if err != nil {
 		r.log.Error("referee: marshalling the state", "err", err)
+		return
+	}
+	if p, ok := r.cfg.Publisher.(LinePublisher); ok {
+		p.StateAt(b, r.lineNo())
 		return
 	}
 	r.cfg.Publisher.State(b)

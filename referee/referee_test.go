@@ -119,7 +119,7 @@ type harness struct {
 // start runs a referee over the journal at path (replaying what it holds).
 func start(t *testing.T, path string, cfg referee.Config) *harness {
 	t.Helper()
-	j, lines, _, err := journal.Open(path, journal.Options{})
+	j, resume, err := journal.Open(path, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func start(t *testing.T, path string, cfg referee.Config) *harness {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(&syncWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	h.ref, err = referee.New(cfg, lines)
+	h.ref, err = referee.New(cfg, resume)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,18 +175,35 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
+// adjudicate is liarsd adjudicate of the journal at path.
 func adjudicate(t *testing.T, path string) string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out bytes.Buffer
-	if err := record.Adjudicate(f, &out); err != nil {
+	if err := record.Adjudicate(bytes.NewReader(readJournal(t, path)), &out); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
+}
+
+// readJournal returns the journal's record: its lines, each ending in a
+// newline.
+func readJournal(t *testing.T, path string) []byte {
+	t.Helper()
+	lines, err := journal.ReadRecord(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recordText(lines)
+}
+
+// recordText joins record lines, each ending in a newline.
+func recordText(lines [][]byte) []byte {
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
 }
 
 // The example of RECORD.md, sent as commands with ids.
@@ -228,7 +245,7 @@ func TestWholeGameFromCommands(t *testing.T) {
 	}
 	// The journal holds every line (with its id, last), the refused one
 	// too, and adjudicating it gives exactly the published events.
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	wantJournal := `{"type":"new_game","rules":"common-hand","seats":["ann","bob","cy"],"first":"ann","seed":5,"id":1}
 {"type":"bid","seat":"ann","quantity":2,"face":3,"id":"b1"}
 {"type":"bid","seat":"bob","quantity":2,"face":2,"id":3}
@@ -254,7 +271,7 @@ func TestNewGameWithoutSeedIsJournaledWithOne(t *testing.T) {
 		t.Fatalf("new_game refused: %+v", rep)
 	}
 	h.stop()
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	if got, want := string(data), `{"type":"new_game","rules":"tavern","seats":["ann","bob","cy"],"seed":424242}`+"\n"; got != want {
 		t.Errorf("journal: got %s; want %s", got, want)
 	}
@@ -273,7 +290,7 @@ func TestNewGameTakesTheTablesDefaults(t *testing.T) {
 		t.Fatalf("new_game with rules refused: %+v", rep)
 	}
 	h.stop()
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	want := `{"type":"new_game","first":"b","seed":1,"rules":"classic","seats":["a","b"],"options":{"ante":3}}
 {"type":"new_game","rules":"tavern","seed":1,"seats":["a","b"]}
 `
@@ -344,7 +361,7 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 		t.Errorf("a command spread over lines refused: %+v", rep)
 	}
 	h.stop()
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	if n := strings.Count(string(data), "\n"); n != lines+1 {
 		t.Errorf("journal has %d lines; want %d:\n%s", n, lines+1, data)
 	}
@@ -391,13 +408,13 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 func TestAJournalThatFailsDropsTheInput(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t1.journal")
-	j, lines, _, err := journal.Open(path, journal.Options{})
+	j, resume, err := journal.Open(path, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := newRecorder()
 	ref, err := referee.New(referee.Config{Journal: j, Publisher: rec, Table: "t1",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, lines)
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, resume)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,11 +450,11 @@ func TestAJournalThatFailsDropsTheInput(t *testing.T) {
 func ExampleReferee_Do() {
 	dir, _ := os.MkdirTemp("", "liarsd-example-")
 	defer os.RemoveAll(dir)
-	j, lines, _, _ := journal.Open(filepath.Join(dir, "home.journal"), journal.Options{})
+	j, resume, _ := journal.Open(filepath.Join(dir, "home.journal"), journal.Options{})
 	defer j.Close()
 	pub := newRecorder()
 	ref, _ := referee.New(referee.Config{Table: "home", Journal: j, Publisher: pub,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, lines)
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, resume)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = ref.Run(ctx) }()
@@ -488,7 +505,7 @@ func TestRedeliveredCommandIsNotAppliedTwice(t *testing.T) {
 		t.Errorf("redelivered new command: %+v", rep)
 	}
 	h2.stop()
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	if n := strings.Count(string(data), "\n"); n != 3 {
 		t.Errorf("journal has %d lines; want 3:\n%s", n, data)
 	}
@@ -536,7 +553,7 @@ func TestFaultDuringInputIsSurvived(t *testing.T) {
 	if logs := h.logs.String(); !strings.Contains(logs, "publisher on fire") || !strings.Contains(logs, "goroutine") {
 		t.Errorf("the fault is not logged with its stack:\n%s", logs)
 	}
-	data, _ := os.ReadFile(path)
+	data := readJournal(t, path)
 	if n := strings.Count(string(data), "\n"); n != 3 {
 		t.Errorf("journal has %d lines; want 3 (new_game and both bids):\n%s", n, data)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 
 	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/referee/journal"
 )
 
 func init() {
@@ -22,7 +24,7 @@ func runAdjudicate(_ context.Context, args []string, stdin io.Reader, stdout, st
 	fs := flag.NewFlagSet("adjudicate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: liarsd adjudicate FILE|-\n\nReads a game record (JSON Lines, RECORD.md) and writes the referee's events\nto standard output. Refused lines are rejected events, not failures: the exit\ncode is 0 when the record was read to its end.")
+		fmt.Fprintln(stderr, "usage: liarsd adjudicate FILE|DIR|-\n\nReads a game record (JSON Lines, RECORD.md) and writes the referee's events\nto standard output. Refused lines are rejected events, not failures: the exit\ncode is 0 when the record was read to its end. A table's journal (its\ndirectory, or a segment file) is read whole, its checksums checked: exit 3\nwhen it is damaged.")
 	}
 	if code, done := parseFlags(fs, args); done {
 		return code
@@ -31,7 +33,15 @@ func runAdjudicate(_ context.Context, args []string, stdin io.Reader, stdout, st
 		return usageError(fs, stderr, "want one record, FILE or - (standard input), not %d arguments", fs.NArg())
 	}
 	in := stdin
-	if name := fs.Arg(0); name != "-" {
+	if name := fs.Arg(0); name != "-" && journal.IsJournal(name) {
+		// A table's journal: its segments' record lines, checksums checked.
+		lines, err := journal.ReadRecord(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "liarsd adjudicate: %v\n", err)
+			return journalExit(err)
+		}
+		in = bytes.NewReader(append(bytes.Join(lines, []byte("\n")), '\n'))
+	} else if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "liarsd adjudicate: %v\n", err)

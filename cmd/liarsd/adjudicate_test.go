@@ -32,8 +32,8 @@ nonsense
 		{name: "missing file", args: []string{filepath.Join(dir, "nope.jsonl")}, code: 1, inStderr: "no such file"},
 		{name: "no file named", args: nil, code: 2, inStderr: "usage"},
 		{name: "two files named", args: []string{rec, rec}, code: 2, inStderr: "usage"},
-		// A file that opens but cannot be read is a failure too.
-		{name: "a directory", args: []string{dir}, code: 1, inStderr: "liarsd adjudicate: record: reading line 1"},
+		// A directory is a journal's; one without segments is a failure.
+		{name: "a directory", args: []string{dir}, code: 1, inStderr: "liarsd adjudicate: journal: " + dir + " holds no journal segment"},
 		// Read to its end, whatever it held: exit 0.
 		{name: "empty record", args: []string{"-"}, stdin: "", code: 0, stdout: ""},
 		{name: "refused lines only", args: []string{"-"},

@@ -28,7 +28,7 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	websocket := fs.String("websocket", "", "the broker's WebSocket address for browsers (ws://host:1884/, or host:port)")
 	prefix := fs.String("prefix", homeassistant.DefaultPrefix, "topic prefix")
 	table := fs.String("table", "", "the table the scoreboard's front page shows (?table=ID shows another)")
-	journal := fs.String("journal", "", "the table's journal file, for its history and game records")
+	journal := fs.String("journal", "", "the table's journal (its directory), for its history and game records")
 	ha := fs.Bool("homeassistant", false, "publish Home Assistant discovery for the table (needs --broker or --config)")
 	haRemove := fs.Bool("homeassistant-remove", false, "remove the table's Home Assistant device (its discovery configs) and exit")
 	broker := fs.String("broker", "", "the broker's MQTT URL for Home Assistant discovery (tcp://host:1883)")

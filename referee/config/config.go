@@ -25,6 +25,7 @@ import (
 	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/hardware"
+	"github.com/liarsd/liarsd/referee/journal"
 	"github.com/liarsd/liarsd/referee/mqtt"
 )
 
@@ -50,13 +51,18 @@ type Config struct {
 	// StateDir holds the journal (unless Journal says otherwise), the MQTT
 	// store and the watermark.
 	StateDir string `yaml:"state_dir"`
-	// Journal is the journal's file (default STATE_DIR/TABLE.journal).
-	Journal     string           `yaml:"journal"`
-	Broker      Broker           `yaml:"broker"`
-	Camera      Camera           `yaml:"camera"`
-	Calibration string           `yaml:"calibration,omitempty"`
-	Board       *hardware.Config `yaml:"board,omitempty"`
-	Log         Log              `yaml:"log"`
+	// Journal is the journal's directory (default STATE_DIR/TABLE.journal);
+	// an older journal's file there is moved into it at start.
+	Journal string `yaml:"journal"`
+	// JournalSegmentLines is the number of record lines after which the
+	// journal starts a new segment, which begins with a checkpoint: a
+	// start replays about this many lines (journal.DefaultSegmentLines).
+	JournalSegmentLines int              `yaml:"journal_segment_lines"`
+	Broker              Broker           `yaml:"broker"`
+	Camera              Camera           `yaml:"camera"`
+	Calibration         string           `yaml:"calibration,omitempty"`
+	Board               *hardware.Config `yaml:"board,omitempty"`
+	Log                 Log              `yaml:"log"`
 }
 
 // Seat is one seat at the table.
@@ -148,9 +154,10 @@ type Log struct {
 // Default returns the configuration of a table with nothing configured.
 func Default() Config {
 	return Config{
-		Table:    "table1",
-		Rules:    "star-board",
-		StateDir: "/var/lib/liarsd",
+		Table:               "table1",
+		Rules:               "star-board",
+		StateDir:            "/var/lib/liarsd",
+		JournalSegmentLines: journal.DefaultSegmentLines,
 		Broker: Broker{
 			Prefix:   mqtt.DefaultPrefix,
 			Embedded: Embedded{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
@@ -219,6 +226,9 @@ func (c *Config) fill() {
 	if c.Broker.Embedded.Listen == "" {
 		c.Broker.Embedded.Listen = "127.0.0.1:1883"
 	}
+	if c.JournalSegmentLines == 0 { // a negative one is an error (Validate)
+		c.JournalSegmentLines = journal.DefaultSegmentLines
+	}
 	if c.Camera.Retry == 0 { // a negative one is an error (Validate)
 		c.Camera.Retry = 2 * time.Second
 	}
@@ -233,7 +243,7 @@ func (c *Config) fill() {
 	}
 }
 
-// JournalPath is the journal's file.
+// JournalPath is the journal's directory.
 func (c Config) JournalPath() string {
 	if c.Journal != "" {
 		return c.Journal
@@ -297,6 +307,9 @@ func (c Config) validate() error {
 	}
 	if c.StateDir == "" {
 		bad("state_dir: empty")
+	}
+	if c.JournalSegmentLines < 1 {
+		bad("journal_segment_lines: %d; want 1 or more (%d by default)", c.JournalSegmentLines, journal.DefaultSegmentLines)
 	}
 	for _, s := range c.Seats {
 		if s.Computer && s.BluffBonus != 0 {

@@ -90,15 +90,20 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		}
 	}()
 
-	j, lines, dropped, err := journal.Open(c.JournalPath(), journal.Options{NoSync: o.NoSync})
+	// The last event the broker acknowledged: the replay starts from the
+	// journal's newest checkpoint before it, and a journal that ends
+	// before it lost lines whose events were published.
+	wm := mqtt.ReadWatermark(c.MQTTStoreDir())
+	j, resume, err := journal.Open(c.JournalPath(), journal.Options{NoSync: o.NoSync, SegmentLines: c.JournalSegmentLines,
+		Published: journal.Published{Journal: wm.Journal, Seq: wm.Seq}})
 	if err != nil {
-		return err
+		return fmt.Errorf("daemon: %w", err)
 	}
 	closers = append(closers, j.Close)
-	if len(dropped) > 0 {
-		log.Warn("daemon: the journal's last line was cut short (power cut?) and is dropped; it was never published", "bytes", len(dropped))
+	if resume.Migrated {
+		log.Info("daemon: an older journal (one file, no checksums) was moved into the journal's directory as segment 000000; new lines go to checksummed segments", "path", j.Path())
 	}
-	log.Info("daemon: journal", "path", j.Path(), "lines", len(lines))
+	log.Info("daemon: journal", "path", j.Path(), "lines", j.Lines(), "replay_from_line", resume.Checkpoint.Lines+1, "segments_read", resume.Segments)
 
 	brokerURL, user, password := c.Broker.URL, c.Broker.Username, c.Broker.Password
 	wsAddr := "" // the embedded broker's WebSocket listener, as it listens
@@ -110,7 +115,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		b, err := mqtt.StartBroker(mqtt.BrokerOptions{
 			TCP: c.Broker.Embedded.Listen, WebSocket: ws, Users: c.Broker.Embedded.Users,
 			Prefix: c.Broker.Prefix, Table: c.Table, Store: filepath.Join(c.MQTTStoreDir(), "broker.db"),
-			Logger: log.With("component", "broker"),
+			ClientIDs: []string{c.Broker.ClientID, homeassistant.DefaultClientID(c.Table)},
+			Logger:    log.With("component", "broker"),
 		})
 		if err != nil {
 			return err
@@ -255,9 +261,21 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 
 	proxy := &publisherProxy{}
 	rc.Publisher = proxy
-	r, err := referee.New(rc, lines)
+	r, err := referee.New(rc, resume)
 	if err != nil {
 		return err
+	}
+	if wm.Journal != "" && wm.Journal == j.ID() && (r.JournalSeq() < wm.Seq || j.Lines() < wm.Lines) {
+		return fmt.Errorf("daemon: the journal %s ends at record line %d (seq %d), but the broker acknowledged this journal's state after record line %d "+
+			"and its events up to seq %d: lines whose effects were published are missing (was the journal cut?). Stop, and restore the journal from a backup; "+
+			"if its lines are lost for good, remove %s and the referee publishes the journal's events again from seq 1 "+
+			"(subscribers then see seqs after %d again, with other events): %w",
+			j.Path(), j.Lines(), r.JournalSeq(), wm.Lines, wm.Seq, mqtt.WatermarkPath(c.MQTTStoreDir()), r.JournalSeq(), journal.ErrDamaged)
+	}
+	if len(resume.Torn) > 0 {
+		// Not synced when the power went, so never published: had it
+		// been, the broker's watermark would say so (above).
+		log.Warn("daemon: the journal's last line was cut short (power cut?) and is dropped; it was never published", "bytes", len(resume.Torn))
 	}
 	var client *mqtt.Client
 	// Commands may arrive (a session's queued ones) before Dial returns:
@@ -267,8 +285,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		Broker: brokerURL, Username: user, Password: password,
 		CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 		Prefix: c.Broker.Prefix, Table: c.Table, ClientID: c.Broker.ClientID,
-		StoreDir: c.MQTTStoreDir(),
-		Logger:   log.With("component", "mqtt"),
+		StoreDir: c.MQTTStoreDir(), Journal: j.ID(),
+		Logger: log.With("component", "mqtt"),
 		OnCommand: commandHandler(r.SubmitCommand, func(b []byte, published func()) {
 			<-dialed
 			client.ReplyAcked(b, published)
@@ -280,6 +298,10 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	proxy.Client = client
 	close(dialed)
 	m.QueueDepth(client.Pending)
+	m.BrokerConnection(func() metrics.Broker {
+		s := client.Connection()
+		return metrics.Broker{Connected: s.Connected, Failures: s.Failures, LastError: s.LastError}
+	})
 	site := web.FromConfig(c, o.HTTP, m, log)
 	if wsAddr != "" {
 		site.WebSocket = wsAddr
@@ -313,7 +335,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			})
 		}()
 	}
-	if c.StartGame && blank(lines) {
+	if c.StartGame && resume.Checkpoint.Lines == 0 && blank(resume.Lines) {
 		if err := r.Submit(c.NewGameLine(), referee.SourceOperator, func(rep referee.Reply) {
 			if !rep.OK {
 				log.Error("daemon: the configured game does not start", "reason", rep.Reason, "message", rep.Message)
@@ -387,16 +409,6 @@ func commandHandler(submit func(payload []byte, redelivered bool, reply func(ref
 			answer(referee.Reply{ID: referee.CommandID(payload), Reason: "busy", Message: err.Error()})
 		}
 	}
-}
-
-// blank says whether the journal holds no line (blank ones aside).
-func blank(lines [][]byte) bool {
-	for _, l := range lines {
-		if len(l) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // wiring returns the strip the board is drawn on and the map of button
@@ -511,6 +523,16 @@ func (c *tableCamera) Close() error {
 	err := c.src.Close()
 	c.src = nil
 	return err
+}
+
+// blank says whether lines hold no record line (blank ones aside).
+func blank(lines [][]byte) bool {
+	for _, l := range lines {
+		if len(l) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // publisherProxy lets the referee exist before the MQTT client, so that a

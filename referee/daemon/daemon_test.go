@@ -25,6 +25,7 @@ import (
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/daemon"
 	"github.com/liarsd/liarsd/referee/demo"
+	"github.com/liarsd/liarsd/referee/journal"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
 	"github.com/liarsd/liarsd/vision/synth"
 )
@@ -87,18 +88,34 @@ func testConfig(t *testing.T, broker string) config.Config {
 	return c
 }
 
+// adjudicate is liarsd adjudicate of the journal at path.
 func adjudicate(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out bytes.Buffer
-	if err := record.Adjudicate(f, &out); err != nil {
+	if err := record.Adjudicate(bytes.NewReader(readJournal(t, path)), &out); err != nil {
 		t.Fatal(err)
 	}
 	return strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
+// readJournal returns the journal's record lines, each ending in a newline.
+func readJournal(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := journalText(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func journalText(path string) ([]byte, error) {
+	lines, err := journal.ReadRecord(path)
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), err
 }
 
 // uniqueEvents returns the events received, one per seq, checking that a
@@ -331,7 +348,7 @@ func TestBadCommandsOverMQTT(t *testing.T) {
 	const cmd, reply = "liarsdice/t1/cmd", "liarsdice/t1/reply"
 	sub.Publish(t, cmd, []byte(`{"id":"g","type":"new_game","rules":"tavern","seats":["ann","bob"],"first":"ann","seed":1}`))
 	sub.Wait(t, 10*time.Second, "the game", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"g"`) != nil })
-	journal, _ := os.ReadFile(c.JournalPath())
+	journal := readJournal(t, c.JournalPath())
 
 	huge := append([]byte(`{"id":"huge","type":"bid","seat":"ann","quantity":1,"face":2,"x":"`), bytes.Repeat([]byte("a"), 2<<20)...)
 	huge = append(huge, `"}`...)
@@ -378,7 +395,7 @@ func TestBadCommandsOverMQTT(t *testing.T) {
 	// Each refused command a record can hold (one line, at most 64 KiB)
 	// is journaled and published as its rejected event, as adjudicating
 	// the journal gives it.
-	after, _ := os.ReadFile(c.JournalPath())
+	after := readJournal(t, c.JournalPath())
 	if !bytes.HasPrefix(after, journal) {
 		t.Errorf("bad commands rewrote the journal:\n%s", after)
 	}
@@ -481,7 +498,7 @@ func waitJournal(t *testing.T, path, want, what string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		data, _ := os.ReadFile(path)
+		data, _ := journalText(path)
 		if strings.Contains(string(data), want) {
 			return
 		}

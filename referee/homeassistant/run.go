@@ -55,7 +55,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		o.Logger = slog.Default()
 	}
 	if o.ClientID == "" {
-		o.ClientID = "liarsd-" + o.Table + "-ha"
+		o.ClientID = DefaultClientID(o.Table)
 	}
 	tc, err := mqtt.TLSConfig(o.CAFile, o.InsecureSkipVerify)
 	if err != nil {
@@ -168,6 +168,11 @@ func checkTable(id string) error {
 	}
 	return nil
 }
+
+// DefaultClientID is the client id Run connects under unless told
+// another: one of the referee's own, which the embedded broker keeps for
+// the referee's account.
+func DefaultClientID(table string) string { return "liarsd-" + table + "-ha" }
 
 // RemoveAll connects, removes every discovery config of the table found
 // retained on the broker (and those its current state implies), and

@@ -1,33 +1,58 @@
-// Package journal keeps a table's journal: every accepted input, one record
-// line (RECORD.md) per line, appended and synced to disk before its effects
-// are published. Replaying the journal through a fresh engine.Table gives
-// the same events with the same seq, which is how the referee recovers
-// after a crash or a power cut.
+// Package journal keeps a table's journal: every input the referee takes,
+// one record line (RECORD.md) per line, appended and synced to disk before
+// its effects are published. Replaying the journal through a fresh
+// engine.Table gives the same events with the same seq, which is how the
+// referee recovers after a crash or a power cut.
+//
+// A journal is a directory of segments, 000001.journal, 000002.journal,
+// ...: a new one every Options.SegmentLines record lines. A segment begins
+// with a checkpoint, the referee's State after the lines before it, so that
+// a start replays the last segment, not the whole journal. Each line of a
+// segment carries a chained checksum (see chain), so that a line changed
+// or a segment cut short is found, not replayed as something else. An
+// older journal, one file of lines without checksums, is moved into the
+// directory as segment 000000 by Open and read as it always was.
 package journal
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
-
-	"github.com/liarsd/liarsd/engine/record"
 )
 
-// Journal is an append-only file of record lines. It is safe for
+// Journal appends record lines to a journal's last segment. It is safe for
 // concurrent use, though the referee appends from one goroutine.
 type Journal struct {
-	mu     sync.Mutex
-	f      file
-	path   string
-	lines  int
-	noSync bool
-	// size is the length of the file's whole lines: a failed append is cut
-	// back to it, so that a half-written line never merges with the next.
+	mu           sync.Mutex
+	f            file
+	path         string
+	noSync       bool
+	segmentLines int
+
+	id       string
+	seg      int    // the last segment's number
+	segPath  string // and its file
+	legacy   bool   // it is an older journal's file: lines without checksums
+	base     int    // record lines before it
+	segLines int    // record lines in it
+	sum      uint32 // the checksum of its last line
+	// size is the length of its whole lines: a failed append is cut back
+	// to it, so that a half-written line never merges with the next.
 	size int64
+	// torn is set while a torn last line is still in the file, and drop
+	// names a last segment file without one whole line: both go at the
+	// first write.
+	torn bool
+	drop string
 	// broken is set when a failed append could not be cut back: appending
 	// after it would journal lines a replay reads differently.
 	broken error
@@ -48,107 +73,352 @@ type Options struct {
 	// a throwaway journal set it: without it a power cut may lose the last
 	// lines while their events were already published.
 	NoSync bool
+	// SegmentLines is the number of record lines after which Full says a
+	// new segment is due (DefaultSegmentLines).
+	SegmentLines int
+	// Published is the last event known delivered (the MQTT watermark):
+	// Open resumes from the newest checkpoint before it, so that the
+	// replay gives that event again (to be recognised) and every later one.
+	// The zero Published, or one of another journal, resumes from the
+	// journal's start: every event is published again.
+	Published Published
 }
 
-// Open opens (creating it and its directory when missing) the journal at
-// path and returns it with the lines it already holds, oldest first: line
-// n of the file is lines[n-1], so that rejected events number lines as
-// liarsd adjudicate does. A blank line is an empty entry (a record skips
-// it but counts it). A line longer than record.MaxLineBytes (a garbled
-// file) is kept cut, still longer than record.MaxLineBytes, for the
-// referee to refuse as bad_input as liarsd adjudicate does. A last line
-// cut short by a power cut (no newline at the end) was never synced, so
-// never published: it is dropped from the file and reported in dropped.
-func Open(path string, opts Options) (j *Journal, lines [][]byte, dropped []byte, err error) {
+// Published names an event known delivered: its seq and the journal's ID.
+type Published struct {
+	Journal string
+	Seq     int
+}
+
+// Resume is what Open read: a checkpoint and the record lines after it.
+type Resume struct {
+	// Checkpoint is where the replay starts: its State, and its Lines, the
+	// record lines before Lines[0]. The zero Checkpoint is the journal's
+	// start.
+	Checkpoint Checkpoint
+	// Lines are the record lines from there on: record line
+	// Checkpoint.Lines+i+1 is Lines[i], a blank line an empty entry. A line
+	// longer than record.MaxLineBytes is kept longer, for the referee to
+	// refuse as bad_input as liarsd adjudicate does.
+	Lines [][]byte
+	// Torn is a last line cut short by a power cut (no newline at its
+	// end): it was never synced, so never published. It is left out, and
+	// cut from the file at the first write.
+	Torn []byte
+	// Migrated says that an older journal's file was moved into the
+	// journal's directory as segment 000000.
+	Migrated bool
+	// Segments is the number of segments read.
+	Segments int
+}
+
+// Open opens the journal at path (a directory, created with its first
+// segment when missing) for appending, and returns what a referee resumes
+// from. It checks every line it reads: damage (a line whose checksum does
+// not match, a segment cut short or missing) before the last line is a
+// *DamageError, and nothing is written; a torn last line is left out (see
+// Resume.Torn). An older journal, a file, is first moved into a directory
+// of the same name.
+func Open(path string, opts Options) (*Journal, Resume, error) {
 	if path == "" {
-		return nil, nil, nil, errors.New("journal: no path")
+		return nil, Resume{}, errors.New("journal: no path")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, nil, fmt.Errorf("journal: %w", err)
+	if opts.SegmentLines <= 0 {
+		opts.SegmentLines = DefaultSegmentLines
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	path = filepath.Clean(path)
+	j := &Journal{path: path, noSync: opts.NoSync, segmentLines: opts.SegmentLines}
+	var res Resume
+	var err error
+	if res.Migrated, err = prepare(path, opts.NoSync); err != nil {
+		return nil, Resume{}, err
+	}
+	removeTemps(path)
+	nums, err := listSegments(path)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("journal: %w", err)
+		return nil, Resume{}, err
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, fmt.Errorf("journal: reading %s: %w", path, err)
-	}
-	keep := len(data)
-	if keep > 0 && data[keep-1] != '\n' {
-		cut := bytes.LastIndexByte(data, '\n') + 1
-		dropped = append([]byte(nil), data[cut:]...)
-		keep = cut
-		if err := f.Truncate(int64(keep)); err != nil {
-			f.Close()
-			return nil, nil, nil, fmt.Errorf("journal: dropping a torn last line of %s: %w", path, err)
+	var last *segment
+	if len(nums) > 0 {
+		n := nums[len(nums)-1]
+		if last, err = readSegment(path, filepath.Join(path, segmentName(n)), n, true); err != nil {
+			return nil, Resume{}, err
 		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, nil, nil, fmt.Errorf("journal: %w", err)
-		}
-	}
-	err = record.ReadLines(bytes.NewReader(data[:keep]), func(num int, line []byte, tooLong bool) error {
-		for len(lines) < num-1 { // the blank lines before this one
-			lines = append(lines, []byte{})
-		}
-		l := append([]byte(nil), line...)
-		if tooLong {
-			// Kept (not a reason to refuse to start): liarsd adjudicate
-			// gives it a rejected event, and so does the replay. Cut to
-			// just over the limit, padded if trimming made it shorter.
-			if len(l) > record.MaxLineBytes+1 {
-				l = l[:record.MaxLineBytes+1]
-			}
-			for len(l) <= record.MaxLineBytes {
-				l = append(l, ' ')
+		if !last.legacy && last.size == 0 {
+			// A last segment without one whole line: its checkpoint was
+			// never written whole (or the file was emptied). Left out.
+			j.drop, res.Torn, last = last.path, last.torn, nil
+			if nums = nums[:len(nums)-1]; len(nums) > 0 {
+				n := nums[len(nums)-1]
+				if last, err = readSegment(path, filepath.Join(path, segmentName(n)), n, false); err != nil {
+					return nil, Resume{}, err
+				}
 			}
 		}
-		lines = append(lines, l)
-		return nil
-	})
+	}
+	if last == nil {
+		if j.drop != "" {
+			if err := os.Remove(j.drop); err != nil {
+				return nil, Resume{}, fmt.Errorf("journal: %w", err)
+			}
+			j.drop = ""
+		}
+		cp, err := j.create()
+		if err != nil {
+			return nil, Resume{}, err
+		}
+		return j, Resume{Checkpoint: cp, Torn: res.Torn, Migrated: res.Migrated, Segments: 1}, nil
+	}
+	segs, err := resumeSegments(path, nums, last, opts.Published)
 	if err != nil {
+		return nil, Resume{}, err
+	}
+	res.Checkpoint = segs[0].cp
+	if !segs[0].legacy {
+		if res.Checkpoint, err = fullCheckpoint(segs[0].cpText); err != nil {
+			return nil, Resume{}, &DamageError{Journal: path, File: segs[0].path, Line: 1, Record: segs[0].cp.Lines + 1, Good: segs[0].cp.Lines,
+				Reason: "its checkpoint's state is unreadable: " + err.Error(), segment: segs[0].num}
+		}
+	}
+	for _, s := range segs {
+		res.Lines = append(res.Lines, s.lines...)
+	}
+	if last.torn != nil {
+		res.Torn = last.torn
+	}
+	res.Segments = len(segs)
+	j.id = last.cp.ID
+	if last.legacy {
+		j.id = newID()
+	}
+	j.seg, j.segPath, j.legacy = last.num, last.path, last.legacy
+	j.base, j.segLines, j.sum, j.size = last.cp.Lines, len(last.lines), last.sum, last.size
+	j.torn = last.torn != nil
+	f, err := os.OpenFile(last.path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, Resume{}, fmt.Errorf("journal: %w", err)
+	}
+	if _, err := f.Seek(j.size, io.SeekStart); err != nil {
 		f.Close()
-		return nil, nil, nil, fmt.Errorf("journal: %s: %w", path, err)
+		return nil, Resume{}, fmt.Errorf("journal: %w", err)
 	}
-	// Blank lines at the end count too: the next line's number follows them.
-	n := bytes.Count(data[:keep], []byte("\n"))
-	for len(lines) < n {
-		lines = append(lines, []byte{})
-	}
-	if _, err := f.Seek(int64(keep), io.SeekStart); err != nil {
-		f.Close()
-		return nil, nil, nil, fmt.Errorf("journal: %w", err)
-	}
-	return &Journal{f: f, path: path, lines: n, noSync: opts.NoSync, size: int64(keep)}, lines, dropped, nil
+	j.f = f
+	return j, res, nil
 }
 
-// Append writes line (one record line, without its newline) and syncs it
-// to disk. It returns only when the line is durable. A line holding a
-// newline is refused: it would be read back as two.
-func (j *Journal) Append(line []byte) error {
-	if bytes.ContainsAny(line, "\n\r") {
-		return errors.New("journal: a record line must not hold a line break")
+// resumeSegments reads and checks the segments a start replays: from the
+// newest whose checkpoint comes before the published event (or from the
+// first) to last, which is read already.
+func resumeSegments(path string, nums []int, last *segment, pub Published) ([]*segment, error) {
+	i := len(nums) - 1
+	fromStart := pub.Seq <= 0 || (pub.Journal != "" && !last.legacy && pub.Journal != last.cp.ID)
+	if fromStart {
+		i = 0
 	}
-	buf := make([]byte, 0, len(line)+1)
-	buf = append(append(buf, line...), '\n')
-	j.mu.Lock()
-	defer j.mu.Unlock()
+	for i > 0 {
+		n := nums[i]
+		cp := last.cp
+		if n != last.num {
+			file := filepath.Join(path, segmentName(n))
+			line, ok, err := readFirstLine(file)
+			if err != nil {
+				return nil, err
+			}
+			why := "it holds no whole line"
+			if ok {
+				cp, _, why = parseCheckpoint(line)
+			}
+			if why != "" {
+				return nil, &DamageError{Journal: path, File: file, Line: 1, Reason: why, segment: n}
+			}
+		}
+		if n == legacySegment || cp.Seq < pub.Seq {
+			break
+		}
+		i--
+	}
+	var segs []*segment
+	for _, n := range nums[i:] {
+		s := last
+		if n != last.num {
+			var err error
+			if s, err = readSegment(path, filepath.Join(path, segmentName(n)), n, false); err != nil {
+				return nil, err
+			}
+		}
+		if len(segs) > 0 {
+			if err := follows(path, segs[len(segs)-1], s); err != nil {
+				return nil, err
+			}
+		}
+		segs = append(segs, s)
+	}
+	return segs, nil
+}
+
+// prepare makes sure path is a journal's directory: it creates it when
+// missing, and moves an older journal's file into it as segment 000000
+// (migrated). The move renames twice through path+".migrating"; a start
+// that finds that directory and no path finishes it.
+func prepare(path string, noSync bool) (migrated bool, err error) {
+	mig := path + ".migrating"
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if ms, merr := os.Stat(mig); merr == nil && ms.IsDir() {
+			if err := os.Rename(mig, path); err != nil {
+				return false, fmt.Errorf("journal: finishing the move of an older journal into %s: %w", path, err)
+			}
+			return true, syncParent(path, noSync)
+		}
+		if err := os.MkdirAll(path, 0o750); err != nil {
+			return false, fmt.Errorf("journal: %w", err)
+		}
+		return false, syncParent(path, noSync)
+	case err != nil:
+		return false, fmt.Errorf("journal: %w", err)
+	case st.IsDir():
+		return false, nil
+	case !st.Mode().IsRegular():
+		return false, fmt.Errorf("journal: %s is neither a journal's directory nor an older journal's file", path)
+	}
+	// An older journal: one file of lines without checksums. It becomes
+	// segment 000000 of the directory, byte for byte.
+	if err := os.RemoveAll(mig); err != nil {
+		return false, fmt.Errorf("journal: %w", err)
+	}
+	if err := os.Mkdir(mig, 0o750); err != nil {
+		return false, fmt.Errorf("journal: %w", err)
+	}
+	if err := os.Rename(path, filepath.Join(mig, segmentName(legacySegment))); err != nil {
+		return false, fmt.Errorf("journal: moving the older journal %s: %w", path, err)
+	}
+	if !noSync {
+		if err := syncDir(mig); err != nil {
+			return false, fmt.Errorf("journal: %w", err)
+		}
+	}
+	if err := os.Rename(mig, path); err != nil {
+		return false, fmt.Errorf("journal: moving the older journal %s: %w", path, err)
+	}
+	return true, syncParent(path, noSync)
+}
+
+func syncParent(path string, noSync bool) error {
+	if noSync {
+		return nil
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
+// newID returns a new journal's id.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// create starts a new journal: segment 1, its checkpoint the start.
+func (j *Journal) create() (Checkpoint, error) {
+	j.id, j.sum = newID(), 0
+	cp := Checkpoint{Format: Format, ID: j.id, Segment: 1, Prev: "00000000"}
+	text, err := json.Marshal(cp)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("journal: %w", err)
+	}
+	sum := chain(0, text)
+	line := frame(sum, text)
+	file, err := writeSegment(j.path, 1, line, j.noSync)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("journal: starting %s: %w", j.path, err)
+	}
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("journal: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return Checkpoint{}, fmt.Errorf("journal: %w", err)
+	}
+	j.f, j.seg, j.segPath, j.sum, j.size = f, 1, file, sum, int64(len(line))
+	return cp, nil
+}
+
+// settleLocked cuts a torn last line and removes a dropped segment file
+// before the first write; j.mu is held.
+func (j *Journal) settleLocked() error {
+	if j.torn {
+		if err := j.f.Truncate(j.size); err != nil {
+			return fmt.Errorf("journal: dropping a torn last line of %s: %w", j.segPath, err)
+		}
+		if !j.noSync {
+			if err := j.f.Sync(); err != nil {
+				return fmt.Errorf("journal: %w", err)
+			}
+		}
+		j.torn = false
+	}
+	if j.drop != "" {
+		if err := os.Remove(j.drop); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("journal: dropping a torn last segment: %w", err)
+		}
+		if !j.noSync {
+			if err := syncDir(j.path); err != nil {
+				return fmt.Errorf("journal: %w", err)
+			}
+		}
+		j.drop = ""
+	}
+	return nil
+}
+
+// usableLocked says why the journal cannot be written, if it cannot.
+func (j *Journal) usableLocked() error {
 	if j.f == nil {
 		return errors.New("journal: closed")
 	}
 	if j.broken != nil {
 		return fmt.Errorf("journal: %s is unusable after a failed append: %w", j.path, j.broken)
 	}
+	return nil
+}
+
+// Append writes line (one record line, without its newline) with its
+// checksum and syncs it to disk. It returns only when the line is
+// durable. A line holding a line break is refused: it would be read back
+// as two.
+func (j *Journal) Append(line []byte) error {
+	if bytes.ContainsAny(line, "\n\r") {
+		return errors.New("journal: a record line must not hold a line break")
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usableLocked(); err != nil {
+		return err
+	}
+	if err := j.settleLocked(); err != nil {
+		return err
+	}
+	var buf []byte
+	sum := j.sum
+	if j.legacy {
+		// An older journal's file until the referee starts a segment.
+		buf = append(append(make([]byte, 0, len(line)+1), line...), '\n')
+	} else {
+		sum = chain(j.sum, line)
+		buf = frame(sum, line)
+	}
 	// One write call: a crashed process leaves the line whole or absent;
-	// only a power cut can tear it, and Open drops a torn tail.
+	// only a power cut can tear it, and Open leaves a torn tail out.
 	_, err := j.f.Write(buf)
 	if err != nil {
-		err = fmt.Errorf("journal: appending to %s: %w", j.path, err)
+		err = fmt.Errorf("journal: appending to %s: %w", j.segPath, err)
 	} else if !j.noSync {
 		if serr := j.f.Sync(); serr != nil {
-			err = fmt.Errorf("journal: syncing %s: %w", j.path, serr)
+			err = fmt.Errorf("journal: syncing %s: %w", j.segPath, serr)
 		}
 	}
 	if err != nil {
@@ -160,7 +430,8 @@ func (j *Journal) Append(line []byte) error {
 		return err
 	}
 	j.size += int64(len(buf))
-	j.lines++
+	j.segLines++
+	j.sum = sum
 	return nil
 }
 
@@ -176,14 +447,77 @@ func (j *Journal) cutBack() {
 	}
 }
 
-// Lines returns the number of lines in the journal (blank ones included).
+// Full says whether a new segment is due: the last one holds
+// Options.SegmentLines record lines, or it is an older journal's file,
+// whose lines have no checksums.
+func (j *Journal) Full() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.legacy || j.segLines >= j.segmentLines
+}
+
+// Rotate starts a new segment whose checkpoint holds st, the referee's
+// state after the journal's last line, and returns the checkpoint. The
+// segment is written whole before it is used: a crash leaves it whole or
+// absent. Lines are appended to it from then on.
+func (j *Journal) Rotate(st State) (Checkpoint, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.usableLocked(); err != nil {
+		return Checkpoint{}, err
+	}
+	if err := j.settleLocked(); err != nil {
+		return Checkpoint{}, err
+	}
+	prev := j.sum
+	if j.legacy {
+		prev = 0
+	}
+	cp := Checkpoint{Format: Format, ID: j.id, Segment: j.seg + 1, Lines: j.base + j.segLines, Prev: fmt.Sprintf("%08x", prev), State: st}
+	text, err := json.Marshal(cp)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("journal: %w", err)
+	}
+	sum := chain(prev, text)
+	line := frame(sum, text)
+	file, err := writeSegment(j.path, cp.Segment, line, j.noSync)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("journal: starting segment %d of %s: %w", cp.Segment, j.path, err)
+	}
+	f, err := os.OpenFile(file, os.O_RDWR, 0)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekEnd)
+		if err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		// Lines go on to the segment before: the new one must go, or the
+		// next start would find that segment longer than its successor's
+		// checkpoint says.
+		if rerr := os.Remove(file); rerr != nil {
+			j.broken = fmt.Errorf("journal: a new segment can be neither used nor removed: %w", rerr)
+		}
+		return Checkpoint{}, fmt.Errorf("journal: %w", err)
+	}
+	_ = j.f.Close()
+	j.f, j.seg, j.segPath, j.legacy = f, cp.Segment, file, false
+	j.base, j.segLines, j.sum, j.size = cp.Lines, 0, sum, int64(len(line))
+	return cp, nil
+}
+
+// Lines returns the number of record lines in the journal (blank ones
+// included), from its first segment's.
 func (j *Journal) Lines() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.lines
+	return j.base + j.segLines
 }
 
-// Path returns the journal's file name.
+// ID returns the journal's id (Checkpoint.ID).
+func (j *Journal) ID() string { return j.id }
+
+// Path returns the journal's directory.
 func (j *Journal) Path() string { return j.path }
 
 // Close closes the file.
@@ -196,4 +530,15 @@ func (j *Journal) Close() error {
 	err := j.f.Close()
 	j.f = nil
 	return err
+}
+
+// removeTemps removes the segments a crash left half written (never
+// renamed into place, so never part of the journal).
+func removeTemps(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if name := e.Name(); strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".journal.tmp") {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
 }

@@ -1,7 +1,7 @@
 // Package metrics counts what a table does, for venues that monitor their
 // tables with Prometheus: reveals, how long the camera takes to read the
 // dice, reads that needed a look, rejected inputs, events, and the MQTT
-// client's queue. The referee calls the methods of Metrics; Handler
+// client's queue and its connection to the broker. The referee calls the methods of Metrics; Handler
 // serves them at /metrics in Prometheus's text format.
 //
 // All methods are safe on a nil *Metrics, so that a referee built without
@@ -50,6 +50,18 @@ type Metrics struct {
 	// pending is QueueDepth's latest function, registered once.
 	pending     atomic.Pointer[func() int]
 	pendingOnce sync.Once
+	// broker is BrokerConnection's latest function, registered once.
+	broker     atomic.Pointer[func() Broker]
+	brokerOnce sync.Once
+}
+
+// Broker is how the MQTT client's connection to the broker goes.
+type Broker struct {
+	Connected bool
+	// Failures counts the failed connection attempts since the start;
+	// LastError is the last one's cause ("" for none).
+	Failures  int
+	LastError string
 }
 
 // New returns the metrics of table, registered in a registry of their own
@@ -153,6 +165,54 @@ func (m *Metrics) QueueDepth(pending func() int) {
 			Help: "MQTT messages queued and not yet acknowledged by the broker.", ConstLabels: m.labels},
 			func() float64 { return float64((*m.pending.Load())()) }))
 	})
+}
+
+// BrokerConnection reports the MQTT client's connection through broker,
+// read at each scrape: liarsd_mqtt_connected (1 or 0),
+// liarsd_mqtt_connect_failures_total, and
+// liarsd_mqtt_last_connect_error{error="..."} 1 once an attempt failed. A
+// later call replaces the function (a client dialled again).
+func (m *Metrics) BrokerConnection(broker func() Broker) {
+	if m == nil || broker == nil {
+		return
+	}
+	m.broker.Store(&broker)
+	m.brokerOnce.Do(func() { m.reg.MustRegister(brokerCollector{m}) })
+}
+
+// brokerCollector collects BrokerConnection's metrics: the last error is
+// a label, so it is described and collected by hand.
+type brokerCollector struct{ m *Metrics }
+
+var (
+	connectedDesc = func(l prometheus.Labels) *prometheus.Desc {
+		return prometheus.NewDesc(Namespace+"_mqtt_connected", "Whether the MQTT client is connected to the broker (1) or not (0).", nil, l)
+	}
+	failuresDesc = func(l prometheus.Labels) *prometheus.Desc {
+		return prometheus.NewDesc(Namespace+"_mqtt_connect_failures_total", "Failed attempts to connect to the broker (refused, unreachable, TLS, login).", nil, l)
+	}
+	lastErrorDesc = func(l prometheus.Labels) *prometheus.Desc {
+		return prometheus.NewDesc(Namespace+"_mqtt_last_connect_error", "The cause of the last failed attempt to connect to the broker, as its error label (1 once an attempt failed).", []string{"error"}, l)
+	}
+)
+
+func (b brokerCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- connectedDesc(b.m.labels)
+	ch <- failuresDesc(b.m.labels)
+	ch <- lastErrorDesc(b.m.labels)
+}
+
+func (b brokerCollector) Collect(ch chan<- prometheus.Metric) {
+	s := (*b.m.broker.Load())()
+	connected := 0.0
+	if s.Connected {
+		connected = 1
+	}
+	ch <- prometheus.MustNewConstMetric(connectedDesc(b.m.labels), prometheus.GaugeValue, connected)
+	ch <- prometheus.MustNewConstMetric(failuresDesc(b.m.labels), prometheus.CounterValue, float64(s.Failures))
+	if s.LastError != "" {
+		ch <- prometheus.MustNewConstMetric(lastErrorDesc(b.m.labels), prometheus.GaugeValue, 1, s.LastError)
+	}
 }
 
 // Handler serves the metrics in Prometheus's exposition format.

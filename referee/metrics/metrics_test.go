@@ -118,3 +118,31 @@ func grep(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// The MQTT client's connection: connected or not, its failed attempts and
+// the last one's cause, read at each scrape; before any failure, no error.
+func TestBrokerConnection(t *testing.T) {
+	m := metrics.New("t1")
+	b := metrics.Broker{Connected: true}
+	m.BrokerConnection(func() metrics.Broker { return b })
+	got := scrape(t, m)
+	for _, want := range []string{`liarsd_mqtt_connected{table="t1"} 1`, `liarsd_mqtt_connect_failures_total{table="t1"} 0`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("metrics:\n%s\nwant %s", got, want)
+		}
+	}
+	if strings.Contains(got, "liarsd_mqtt_last_connect_error{") {
+		t.Errorf("metrics:\n%s\nwant no last error before any failure", got)
+	}
+	b = metrics.Broker{Failures: 3, LastError: `network Error : dial tcp 127.0.0.1:1883: connect: connection "refused"`}
+	got = scrape(t, m)
+	for _, want := range []string{
+		`liarsd_mqtt_connected{table="t1"} 0`,
+		`liarsd_mqtt_connect_failures_total{table="t1"} 3`,
+		`liarsd_mqtt_last_connect_error{error="network Error : dial tcp 127.0.0.1:1883: connect: connection \"refused\"",table="t1"} 1`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("metrics:\n%s\nwant %s", got, want)
+		}
+	}
+}

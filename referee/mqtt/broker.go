@@ -45,6 +45,10 @@ type BrokerOptions struct {
 	Users  map[string]string
 	Prefix string
 	Table  string
+	// ClientIDs are the referee's own client ids besides liarsd-TABLE (a
+	// configured broker.client_id, Home Assistant's liarsd-TABLE-ha): only
+	// the referee's account (Credentials) may connect under them.
+	ClientIDs []string
 	// Store is the file the broker keeps its sessions in (the subscribers'
 	// subscriptions and the messages still owed to them) and its retained
 	// messages, so that a restart of the referee, which is a restart of
@@ -58,14 +62,27 @@ type BrokerOptions struct {
 // connect and publish commands; when a listener is exposed beyond loopback,
 // anyone may still connect and read, but only authenticated users may
 // publish commands, and only the referee may publish the table's outputs.
+// Either way the referee has an account of its own, with a password made
+// anew by each process, and only that account may connect under the
+// referee's client ids; a client's last will passes the same checks as its
+// publishes, when it connects; and nothing is retained on the commands
+// topic.
 type Broker struct {
 	srv      *mochi.Server
 	tcpAddr  string
 	wsAddr   string
 	exposed  bool
-	referee  string // the referee's own user when exposed
+	referee  string // the referee's own user
 	password string
 }
+
+// RefereeUser is the name of the referee's own account on the embedded
+// broker; its password is random, made anew by each process (Credentials).
+const RefereeUser = "liarsd-referee"
+
+// DefaultClientID is the referee's client id at table unless the
+// configuration names another.
+func DefaultClientID(table string) string { return "liarsd-" + table }
 
 // StartBroker starts the embedded broker and returns once it listens.
 func StartBroker(opts BrokerOptions) (*Broker, error) {
@@ -86,15 +103,14 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 		return nil, err
 	}
 	exposed := Exposed(opts.TCP, opts.WebSocket)
-	b := &Broker{exposed: exposed}
-	if exposed {
-		b.referee = "liarsd-referee"
-		var pw [16]byte
-		if _, err := crand.Read(pw[:]); err != nil {
-			return nil, fmt.Errorf("mqtt: %w", err)
-		}
-		b.password = hex.EncodeToString(pw[:])
+	b := &Broker{exposed: exposed, referee: RefereeUser}
+	// On loopback too: the referee's client ids are its account's alone,
+	// so that no other client takes its session over.
+	var pw [16]byte
+	if _, err := crand.Read(pw[:]); err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
 	}
+	b.password = hex.EncodeToString(pw[:])
 	caps := mochi.NewDefaultServerCapabilities()
 	// Retained state and discovery configs must not expire (mochi's default
 	// is 24 h): a dashboard that connects next week still sees the table.
@@ -112,12 +128,18 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 		Capabilities: caps,
 	})
 	topics := TopicsFor(opts.Prefix, opts.Table)
-	hook := &accessHook{exposed: exposed, users: opts.Users, referee: b.referee, refereePW: b.password,
-		tablePrefix: strings.TrimSuffix(topics.Cmd, "cmd"), cmd: topics.Cmd}
+	ids := map[string]bool{DefaultClientID(opts.Table): true}
+	for _, id := range opts.ClientIDs {
+		if id != "" {
+			ids[id] = true
+		}
+	}
+	hook := &accessHook{srv: srv, log: tableLog, exposed: exposed, users: opts.Users, referee: b.referee, refereePW: b.password,
+		refereeIDs: ids, tablePrefix: strings.TrimSuffix(topics.Cmd, "cmd"), cmd: topics.Cmd}
 	if err := srv.AddHook(hook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
-	if err := srv.AddHook(&commandRetainHook{cmd: topics.Cmd, log: tableLog}, nil); err != nil {
+	if err := srv.AddHook(&commandRetainHook{srv: srv, cmd: topics.Cmd, log: tableLog}, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 	if err := srv.AddHook(&subscribeIDHook{swapped: map[*mochi.Client]swappedID{}}, nil); err != nil {
@@ -134,7 +156,7 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 		// A second daemon on the same state directory waits this long for
 		// the store's lock, then says so.
 		store := &bolt.Options{Path: opts.Store, Options: &bbolt.Options{Timeout: 2 * time.Second}}
-		if err := srv.AddHook(boltStore{new(bolt.Hook), order}, store); err != nil {
+		if err := srv.AddHook(&boltStore{Hook: new(bolt.Hook), order: order, acks: map[ackKey]bool{}}, store); err != nil {
 			return nil, fmt.Errorf("mqtt: embedded broker store %s: %w", opts.Store, err)
 		}
 	}
@@ -171,14 +193,101 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 // protocol violation for which it drops the subscriber's connection, at
 // every reconnection. The id is also in the message's key
 // ("ifm_<client>:<id>"), where this reads it back.
+//
+// It also writes only what a restart could use. Each write is a bolt
+// transaction with two fdatasyncs, and mochi's hook wrote about fifteen
+// for each command a client sent: the acknowledgement of every QoS 1
+// publish a client makes, stored and deleted again within the call that
+// sends it, and every message in flight to a client whose session ends
+// with its connection (clean session), neither of which a restarted broker
+// resends to anyone. Those are left out (over 1,000 commands of
+// BenchmarkCommandRate, 22,908 fdatasyncs became 6,406: docs/referee.md);
+// what is owed to a client
+// with a persistent session, retained messages, sessions and
+// subscriptions are written as before, each before mochi goes on. (One
+// more effect: mochi v2.7.9 keeps a client's own packet ids and those it
+// sends to the client in one table, so a client's QoS 1 publish whose id is
+// that of a message in flight to it drops that message from the table;
+// its stored copy was overwritten and deleted with it, and now stays, for
+// a restarted broker to send again: a repeat, which QoS 1 allows.)
 type boltStore struct {
 	*bolt.Hook
 	order *orderHook
+	mu    sync.Mutex
+	// acks are the acknowledgements of clients' QoS 1 publishes in flight
+	// (between OnQosPublish and OnQosComplete in mochi's processPublish),
+	// left out of the store.
+	acks map[ackKey]bool
+}
+
+// ackKey is a client's packet id.
+type ackKey struct {
+	cl *mochi.Client
+	id uint16
+}
+
+// sessionless says whether cl's session ends with its connection (MQTT
+// 3.1.1 clean session, MQTT 5 without a session expiry), as mochi decides
+// it when the client goes.
+func sessionless(cl *mochi.Client) bool {
+	if cl.Properties.ProtocolVersion == 5 {
+		return cl.Properties.Props.SessionExpiryInterval == 0
+	}
+	return cl.Properties.Clean
+}
+
+// OnQosPublish stores a message in flight to or from cl, unless cl's
+// session ends with its connection or the message is the acknowledgement
+// of cl's own QoS 1 publish.
+func (h *boltStore) OnQosPublish(cl *mochi.Client, pk packets.Packet, sent int64, resends int) {
+	if sessionless(cl) {
+		return
+	}
+	if pk.FixedHeader.Type == packets.Puback {
+		h.mu.Lock()
+		h.acks[ackKey{cl, pk.PacketID}] = true
+		h.mu.Unlock()
+		return
+	}
+	h.Hook.OnQosPublish(cl, pk, sent, resends)
+}
+
+// OnQosComplete deletes a message no longer in flight, unless it was
+// never stored.
+func (h *boltStore) OnQosComplete(cl *mochi.Client, pk packets.Packet) {
+	if sessionless(cl) {
+		return
+	}
+	k := ackKey{cl, pk.PacketID}
+	h.mu.Lock()
+	ack := h.acks[k]
+	delete(h.acks, k)
+	h.mu.Unlock()
+	if ack {
+		return
+	}
+	h.Hook.OnQosComplete(cl, pk)
+}
+
+// OnQosDropped deletes a dropped message, as OnQosComplete.
+func (h *boltStore) OnQosDropped(cl *mochi.Client, pk packets.Packet) { h.OnQosComplete(cl, pk) }
+
+// OnDisconnect forgets cl's acknowledgements still noted (one whose write
+// to the client failed), then lets mochi's hook do its part.
+func (h *boltStore) OnDisconnect(cl *mochi.Client, err error, expire bool) {
+	h.mu.Lock()
+	for k := range h.acks {
+		if k.cl == cl {
+			delete(h.acks, k)
+		}
+	}
+	h.mu.Unlock()
+	h.Hook.OnDisconnect(cl, err, expire)
 }
 
 // StoredInflightMessages returns the stored messages owed to clients, each
 // with its packet id.
-func (h boltStore) StoredInflightMessages() ([]storage.Message, error) {
+func (h *boltStore) StoredInflightMessages() ([]storage.Message, error) {
 	v, err := h.Hook.StoredInflightMessages()
 	for i := range v {
 		if v[i].PacketID != 0 {
@@ -202,20 +311,27 @@ func (h boltStore) StoredInflightMessages() ([]storage.Message, error) {
 
 // OnSysInfoTick stores nothing: the broker's $SYS figures (uptime, counts)
 // are not worth a write to the Pi's SD card every second.
-func (h boltStore) OnSysInfoTick(*system.Info) {}
+func (h *boltStore) OnSysInfoTick(*system.Info) {}
 
 // StoredSysInfo restores no $SYS figures (see OnSysInfoTick), and so does
 // not log their absence as an error at every start.
-func (h boltStore) StoredSysInfo() (storage.SystemInfo, error) { return storage.SystemInfo{}, nil }
+func (h *boltStore) StoredSysInfo() (storage.SystemInfo, error) { return storage.SystemInfo{}, nil }
 
-// commandRetainHook keeps the embedded broker from retaining a command: a
-// retained command would be handed to the referee again at every
-// subscription, so at every start and reconnection, starting the same
-// game over each time. Published retained, it is taken once, live, like
-// any other. (Through an external broker the referee takes the live one
-// and ignores the copies handed over again: mqtt.Client.)
+// commandRetainHook keeps the embedded broker from retaining a command, or
+// taking one published retained: a retained command would be handed to
+// the referee again at every subscription, so at every start and
+// reconnection, starting the same game over each time, and a command
+// someone meant to stay is a mistake best told at once. A retained publish
+// on the commands topic is refused as a publish the broker's ACL refuses:
+// at QoS 0 dropped, at QoS 1 and 2 answered "not authorized" (MQTT 5) or
+// the connection closed (MQTT 3.1.1 has no way to refuse a publish).
+// Neither kept nor delivered, it changes nothing. A will retained on the
+// commands topic is refused when its client connects (accessHook). (Through
+// an external broker the referee ignores the copies handed over again:
+// mqtt.Client.)
 type commandRetainHook struct {
 	mochi.HookBase
+	srv *mochi.Server
 	cmd string
 	log *slog.Logger
 }
@@ -224,15 +340,26 @@ func (h *commandRetainHook) ID() string { return "liarsd-command-retain" }
 
 func (h *commandRetainHook) Provides(b byte) bool { return b == mochi.OnPublish }
 
-// OnPublish clears the retain flag of a command.
+// OnPublish refuses a command published retained.
 func (h *commandRetainHook) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
-	if pk.FixedHeader.Retain && pk.TopicName == h.cmd {
-		pk.FixedHeader.Retain = false
-		if h.log != nil {
-			h.log.Warn("mqtt: a command published retained is taken once, not retained; publish commands without retain", "client", cl.ID)
-		}
+	if !pk.FixedHeader.Retain || pk.TopicName != h.cmd {
+		return pk, nil
 	}
-	return pk, nil
+	if h.log != nil {
+		h.log.Warn("mqtt: a command published retained is refused (neither kept nor taken); publish commands without retain", "client", cl.ID, "qos", pk.FixedHeader.Qos)
+	}
+	switch {
+	case pk.FixedHeader.Qos == 0:
+	case cl.Properties.ProtocolVersion == 5:
+		ack := packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Puback}, PacketID: pk.PacketID, ReasonCode: packets.ErrNotAuthorized.Code}
+		if pk.FixedHeader.Qos == 2 {
+			ack.FixedHeader.Type = packets.Pubrec
+		}
+		_ = cl.WritePacket(ack)
+	default:
+		_ = h.srv.DisconnectClient(cl, packets.ErrNotAuthorized)
+	}
+	return pk, packets.ErrRejectPacket
 }
 
 // subscribeIDHook mends a trap of mochi v2.7.9: it refuses a SUBSCRIBE
@@ -381,8 +508,8 @@ func (b *Broker) WebSocketURL() string {
 	return "ws://" + b.wsAddr
 }
 
-// Credentials are what the referee's own client logs in with ("" when
-// the broker is on loopback and needs none).
+// Credentials are what the referee's own clients log in with: its
+// account, whose password this process made.
 func (b *Broker) Credentials() (user, password string) { return b.referee, b.password }
 
 // Close stops the broker.
@@ -425,34 +552,85 @@ func loopback(addr string) bool {
 // accessHook decides who may connect and publish.
 type accessHook struct {
 	mochi.HookBase
+	srv         *mochi.Server
+	log         *slog.Logger
 	exposed     bool
 	users       map[string]string
 	referee     string
 	refereePW   string
-	tablePrefix string // prefix/table/
+	refereeIDs  map[string]bool // the referee's own client ids
+	tablePrefix string          // prefix/table/
 	cmd         string
 }
 
 func (h *accessHook) ID() string { return "liarsd-access" }
 
 func (h *accessHook) Provides(b byte) bool {
-	return bytes.Contains([]byte{mochi.OnConnectAuthenticate, mochi.OnACLCheck}, []byte{b})
+	return bytes.Contains([]byte{mochi.OnConnect, mochi.OnConnectAuthenticate, mochi.OnACLCheck}, []byte{b})
+}
+
+// OnConnect refuses, before mochi authenticates the client (which checks
+// the password of the name it gives), a client that takes one of the
+// referee's client ids without the referee's name, and a client whose last
+// will it could not publish itself. mochi v2.7.9 publishes a will without
+// its ACL check: an anonymous client could otherwise leave a command, a
+// fake event or a retained "offline" behind by dropping its connection.
+// A refused client gets a CONNACK that says why.
+func (h *accessHook) OnConnect(cl *mochi.Client, pk packets.Packet) error {
+	v5 := cl.Properties.ProtocolVersion == 5
+	user := string(pk.Connect.Username)
+	if h.refereeIDs[cl.ID] && user != h.referee {
+		h.log.Warn("mqtt: a client refused: its client id is the referee's", "client", cl.ID, "user", user, "remote", cl.Net.Remote)
+		return h.refuse(cl, packets.ErrClientIdentifierNotValid, packets.Err3ClientIdentifierNotValid, v5)
+	}
+	if !pk.Connect.WillFlag {
+		return nil
+	}
+	topic := pk.Connect.WillTopic
+	why := ""
+	switch {
+	case !h.OnACLCheck(cl, topic, true):
+		why = "its last will is on a topic it may not publish on"
+	case pk.Connect.WillRetain && topic == h.cmd:
+		why = "its last will is a retained command (commands are never retained)"
+	default:
+		return nil
+	}
+	h.log.Warn("mqtt: a client refused: "+why, "client", cl.ID, "user", user, "topic", topic, "retain", pk.Connect.WillRetain, "remote", cl.Net.Remote)
+	return h.refuse(cl, packets.ErrNotAuthorized, packets.Err3NotAuthorized, v5)
+}
+
+// refuse answers a CONNECT with a refusal, code5 to an MQTT 5 client and
+// code3 to an older one, and returns the error that makes mochi close the
+// connection.
+func (h *accessHook) refuse(cl *mochi.Client, code5, code3 packets.Code, v5 bool) error {
+	var err error
+	if v5 {
+		err = h.srv.SendConnack(cl, code5, false, nil)
+	} else {
+		// mochi's SendConnack takes a code below 0x80 for a success.
+		err = cl.WritePacket(packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Connack}, ReasonCode: code3.Code})
+	}
+	if err != nil {
+		return fmt.Errorf("mqtt: refusing client %s: %w", cl.ID, err)
+	}
+	return code5
 }
 
 // OnConnectAuthenticate lets anyone in without a name, and a named client
-// only with its password.
+// only with its password; on loopback, any name but the referee's goes.
 func (h *accessHook) OnConnectAuthenticate(cl *mochi.Client, pk packets.Packet) bool {
 	user := string(pk.Connect.Username)
 	if user == "" {
 		return true
 	}
+	if user == h.referee {
+		return subtle.ConstantTimeCompare([]byte(h.refereePW), pk.Connect.Password) == 1
+	}
 	if !h.exposed {
 		return true
 	}
 	want, ok := h.users[user]
-	if user == h.referee {
-		want, ok = h.refereePW, true
-	}
 	return ok && subtle.ConstantTimeCompare([]byte(want), pk.Connect.Password) == 1
 }
 

@@ -74,6 +74,11 @@ type Options struct {
 	ClientID string
 	// StoreDir holds paho's message store and the watermark file.
 	StoreDir string
+	// Journal is the id of the referee's journal (journal.Checkpoint.ID):
+	// the watermark is saved with it, and a watermark of another journal
+	// is dropped (the journal was replaced: every event is published
+	// again).
+	Journal string
 	// OnCommand is called with each payload of the cmd topic, in order,
 	// from paho's goroutine; it must not block (nor publish and wait).
 	// redelivered says the broker sent it before (its DUP flag). The
@@ -85,6 +90,25 @@ type Options struct {
 	// RetryInterval is the wait between attempts while the broker is away
 	// (500 ms).
 	RetryInterval time.Duration
+	// Clock tells the time of failed connection attempts, for their log
+	// lines (time.Now).
+	Clock func() time.Time
+}
+
+// ConnectLogEvery is how often a connection attempt that keeps failing
+// for the same cause is logged again; a new cause is logged at once.
+const ConnectLogEvery = 30 * time.Second
+
+// Connection is how connecting to the broker goes.
+type Connection struct {
+	// Connected says the client is connected now.
+	Connected bool
+	// Failures counts the failed connection attempts since Dial; LastError
+	// is the last one's cause and LastErrorAt its time ("" and zero for
+	// none).
+	Failures    int
+	LastError   string
+	LastErrorAt time.Time
 }
 
 func hashOf(payload []byte) string {
@@ -97,6 +121,7 @@ type message struct {
 	payload  []byte
 	retained bool
 	seq      int // events only
+	lines    int // states of StateAt only: the journal's lines
 	kind     string
 	// acked, if set, is called once the broker has acknowledged the
 	// message (on the sending goroutine: it must not block).
@@ -116,8 +141,12 @@ type Client struct {
 	closed    bool
 	watermark int    // last event acknowledged
 	markHash  string // hash of that event
-	saved     int    // watermark on disk
-	acked     chan struct{}
+	// markLines is the journal's line count of the last state the broker
+	// acknowledged (StateAt).
+	markLines  int
+	saved      int // watermark on disk
+	savedLines int // and its line count
+	acked      chan struct{}
 
 	// A watermark read from disk holds until the replayed event of its seq
 	// is seen to be the same event: a journal that was replaced does not
@@ -135,6 +164,15 @@ type Client struct {
 	up    bool
 	upAt  time.Time
 
+	// Failed connection attempts: conn is what Connection returns;
+	// failing counts those since the last connection, unlogged those not
+	// logged since loggedErr was logged at loggedAt.
+	conn      Connection
+	failing   int
+	unlogged  int
+	loggedErr string
+	loggedAt  time.Time
+
 	stop      chan struct{}
 	done      chan struct{}
 	stopOnce  sync.Once
@@ -142,11 +180,33 @@ type Client struct {
 	readyOnce sync.Once
 }
 
-// watermarkFile is the watermark's form on disk: the last event the
-// broker acknowledged and a hash of it.
-type watermarkFile struct {
-	Seq  int    `json:"seq"`
-	Hash string `json:"hash"`
+// Watermark is the last event the broker acknowledged, as the client
+// keeps it on disk: its seq, a hash of it, the journal it is of (empty in
+// watermarks saved before journals had ids), and the journal's line count
+// of the last state the broker acknowledged (StateAt): lines whose events
+// or state were published.
+type Watermark struct {
+	Seq     int    `json:"seq"`
+	Hash    string `json:"hash"`
+	Journal string `json:"journal,omitempty"`
+	Lines   int    `json:"lines,omitempty"`
+}
+
+// WatermarkPath is the watermark's file in a client's store directory.
+func WatermarkPath(storeDir string) string { return filepath.Join(storeDir, "watermark.json") }
+
+// ReadWatermark returns the watermark kept in storeDir; a missing or
+// unreadable one is the zero Watermark (nothing known delivered).
+func ReadWatermark(storeDir string) Watermark {
+	b, err := os.ReadFile(WatermarkPath(storeDir))
+	if err != nil {
+		return Watermark{}
+	}
+	var w Watermark
+	if json.Unmarshal(b, &w) != nil || w.Seq < 0 || w.Hash == "" {
+		return Watermark{}
+	}
+	return w
 }
 
 // Dial connects to the broker (retrying in the background while it is
@@ -163,13 +223,16 @@ func Dial(opts Options) (*Client, error) {
 		return nil, errors.New("mqtt: no store directory")
 	}
 	if opts.ClientID == "" {
-		opts.ClientID = "liarsd-" + opts.Table
+		opts.ClientID = DefaultClientID(opts.Table)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.RetryInterval <= 0 {
 		opts.RetryInterval = 500 * time.Millisecond
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
 	if err := os.MkdirAll(filepath.Join(opts.StoreDir, "paho"), 0o755); err != nil {
 		return nil, fmt.Errorf("mqtt: store: %w", err)
@@ -180,8 +243,9 @@ func Dial(opts Options) (*Client, error) {
 		wake: make(chan struct{}, 1), acked: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}), ready: make(chan struct{}),
 	}
-	c.watermark, c.markHash = c.loadWatermark()
-	c.saved = c.watermark
+	w := c.loadWatermark()
+	c.watermark, c.markHash, c.markLines = w.Seq, w.Hash, w.Lines
+	c.saved, c.savedLines = c.watermark, c.markLines
 	c.checking = c.watermark > 0
 
 	po := paho.NewClientOptions().
@@ -207,7 +271,15 @@ func Dial(opts Options) (*Client, error) {
 			c.mu.Lock()
 			c.epoch++
 			c.up = false
+			c.conn.Connected = false
 			c.mu.Unlock()
+		}).
+		// Every attempt's outcome, the first connection's included (its
+		// token is not waited for: paho retries in the background).
+		SetConnectionNotificationHandler(func(_ paho.Client, n paho.ConnectionNotification) {
+			if f, ok := n.(paho.ConnectionNotificationFailed); ok {
+				c.connectFailed(f.Reason)
+			}
 		})
 	if opts.Username != "" {
 		po.SetUsername(opts.Username)
@@ -226,6 +298,45 @@ func Dial(opts Options) (*Client, error) {
 	return c, nil
 }
 
+// connectFailed counts a failed connection attempt and logs it: at once
+// when its cause is new, else once every ConnectLogEvery, saying how many
+// attempts failed in between.
+func (c *Client) connectFailed(err error) {
+	if err == nil {
+		err = errors.New("unknown cause")
+	}
+	cause, now := err.Error(), c.opts.Clock()
+	c.mu.Lock()
+	c.conn.Failures++
+	c.conn.LastError, c.conn.LastErrorAt = cause, now
+	c.failing++
+	attempts := c.failing
+	log := cause != c.loggedErr || now.Sub(c.loggedAt) >= ConnectLogEvery
+	unlogged := c.unlogged
+	if log {
+		c.unlogged, c.loggedErr, c.loggedAt = 0, cause, now
+	} else {
+		c.unlogged++
+	}
+	c.mu.Unlock()
+	if !log {
+		return
+	}
+	args := []any{"err", cause, "attempts", attempts}
+	if unlogged > 0 {
+		args = append(args, "not_logged", unlogged)
+	}
+	c.log.Warn("mqtt: connecting to the broker failed; trying again", args...)
+}
+
+// Connection returns how connecting to the broker goes: the failed
+// attempts and the last one's cause, for the daemon's metrics.
+func (c *Client) Connection() Connection {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
 // Ready is closed once the client has connected and subscribed to
 // commands for the first time.
 func (c *Client) Ready() <-chan struct{} { return c.ready }
@@ -236,12 +347,19 @@ func (c *Client) Topics() Topics { return c.topics }
 // onConnect announces the table and (re)subscribes to commands. It runs on
 // paho's goroutine, so it waits for nothing.
 func (c *Client) onConnect(cl paho.Client) {
-	c.log.Info("mqtt: connected")
 	c.mu.Lock()
 	c.epoch++
 	c.up, c.upAt = true, time.Now()
+	c.conn.Connected = true
+	failed := c.failing
+	c.failing, c.unlogged, c.loggedErr = 0, 0, ""
 	state := c.lastState
 	c.mu.Unlock()
+	if failed > 0 {
+		c.log.Info("mqtt: connected", "failed_attempts", failed)
+	} else {
+		c.log.Info("mqtt: connected")
+	}
 	c.enqueueFront(message{topic: c.topics.Status, payload: []byte("online"), retained: true, kind: "status"})
 	if state != nil {
 		// A broker restarted without persistence has forgotten the
@@ -304,7 +422,7 @@ func (c *Client) Event(seq int, payload []byte) {
 func (c *Client) dropWatermarkLocked() {
 	c.log.Warn("mqtt: the watermark does not match the journal; publishing every event again", "watermark", c.watermark)
 	c.checking = false
-	c.watermark, c.markHash, c.saved = 0, "", -1
+	c.watermark, c.markHash, c.saved, c.markLines = 0, "", -1, 0
 	if !c.closed {
 		c.queue = append(c.queue, c.held...)
 	}
@@ -314,7 +432,12 @@ func (c *Client) dropWatermarkLocked() {
 // State queues the retained state, after the events queued before it.
 // Every state is published, none replaced by a newer one still waiting:
 // MQTT.md has the state re-published after every change.
-func (c *Client) State(payload []byte) {
+func (c *Client) State(payload []byte) { c.StateAt(payload, 0) }
+
+// StateAt is State for the state after the journal's first lines lines:
+// once the broker has acknowledged it, the watermark keeps lines (see
+// Watermark.Lines).
+func (c *Client) StateAt(payload []byte, lines int) {
 	c.mu.Lock()
 	if c.checking {
 		// The replay is over (the referee publishes the state after it)
@@ -323,7 +446,7 @@ func (c *Client) State(payload []byte) {
 	}
 	c.lastState = payload
 	c.mu.Unlock()
-	c.enqueue(message{topic: c.topics.State, payload: payload, retained: true, kind: "state"})
+	c.enqueue(message{topic: c.topics.State, payload: payload, retained: true, kind: "state", lines: lines})
 }
 
 // Reply queues a reply to a command.
@@ -401,7 +524,7 @@ func (c *Client) send() {
 	for {
 		c.mu.Lock()
 		if len(c.queue) == 0 {
-			if c.watermark != c.saved {
+			if c.watermark != c.saved || c.markLines != c.savedLines {
 				c.saveWatermarkLocked()
 			}
 			c.mu.Unlock()
@@ -419,6 +542,7 @@ func (c *Client) send() {
 		}
 		c.mu.Lock()
 		c.queue = c.queue[1:]
+		c.markLines = max(c.markLines, m.lines)
 		if m.seq > c.watermark {
 			c.watermark, c.markHash = m.seq, hashOf(m.payload)
 			// Saving every event costs a file write each; every 16 and when
@@ -523,28 +647,26 @@ func (c *Client) waitConnected() (int, bool) {
 	}
 }
 
-func (c *Client) watermarkPath() string { return filepath.Join(c.opts.StoreDir, "watermark.json") }
+func (c *Client) watermarkPath() string { return WatermarkPath(c.opts.StoreDir) }
 
-func (c *Client) loadWatermark() (int, string) {
-	b, err := os.ReadFile(c.watermarkPath())
-	if err != nil {
-		return 0, ""
+// loadWatermark reads the watermark; one of another journal is dropped.
+func (c *Client) loadWatermark() Watermark {
+	w := ReadWatermark(c.opts.StoreDir)
+	if w.Journal != "" && c.opts.Journal != "" && w.Journal != c.opts.Journal {
+		c.log.Info("mqtt: the watermark is another journal's (the journal was replaced); publishing every event again", "watermark", w.Seq, "journal", c.opts.Journal, "watermark_journal", w.Journal)
+		return Watermark{}
 	}
-	var w watermarkFile
-	if json.Unmarshal(b, &w) != nil || w.Seq < 0 || w.Hash == "" {
-		return 0, ""
-	}
-	return w.Seq, w.Hash
+	return w
 }
 
 // saveWatermarkLocked writes the watermark atomically; c.mu is held.
 func (c *Client) saveWatermarkLocked() {
-	b, _ := json.Marshal(watermarkFile{Seq: c.watermark, Hash: c.markHash})
+	b, _ := json.Marshal(Watermark{Seq: c.watermark, Hash: c.markHash, Journal: c.opts.Journal, Lines: c.markLines})
 	if err := renameio.WriteFile(c.watermarkPath(), b, 0o644); err != nil {
 		c.log.Warn("mqtt: saving the watermark", "err", err)
 		return
 	}
-	c.saved = c.watermark
+	c.saved, c.savedLines = c.watermark, c.markLines
 }
 
 // Flush waits until every queued message is acknowledged or ctx is done.
@@ -576,7 +698,7 @@ func (c *Client) Close(ctx context.Context) error {
 	c.stopOnce.Do(func() { close(c.stop) })
 	<-c.done
 	c.mu.Lock()
-	if c.watermark != c.saved {
+	if c.watermark != c.saved || c.markLines != c.savedLines {
 		c.saveWatermarkLocked()
 	}
 	c.mu.Unlock()

@@ -35,7 +35,8 @@ func TestWatermarkAcrossRestarts(t *testing.T) {
 	total := 0
 	run := func(events []string, want int) {
 		t.Helper()
-		c, err := mqtt.Dial(mqtt.Options{Broker: b.URL(), Table: "t1", StoreDir: store, Logger: quiet()})
+		user, password := b.Credentials()
+		c, err := mqtt.Dial(mqtt.Options{Broker: b.URL(), Table: "t1", StoreDir: store, Username: user, Password: password, Logger: quiet()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestExposedBrokerNeedsUsersForCommands(t *testing.T) {
 	// The broker answers a refused QoS 1 publish from an MQTT 3.1.1 client
 	// by closing its connection, so each attempt gets a client of its own.
 	for topic, payload := range map[string]string{"liarsdice/t1/cmd": `{"type":"bid"}`, "liarsdice/t1/state": `{"fake":true}`} {
-		if err := publishOnce(url, "anon", topic, payload); err == nil {
+		if err := publishOnce(url, "anon", topic, payload, 1, false); err == nil {
 			t.Errorf("an anonymous publish on %s was acknowledged", topic)
 		}
 	}
@@ -162,16 +163,16 @@ func TestExposedBrokerNeedsUsersForCommands(t *testing.T) {
 	_ = ref.Close(ctx)
 }
 
-// publishOnce connects as clientID without a name, publishes payload at QoS 1
-// and disconnects. It returns the publish's error: nil only when the broker
-// acknowledged it.
-func publishOnce(url, clientID, topic, payload string) error {
+// publishOnce connects as clientID without a name, publishes payload at
+// qos (1 or 2), retained or not, and disconnects. It returns the publish's
+// error: nil only when the broker acknowledged it.
+func publishOnce(url, clientID, topic, payload string, qos byte, retained bool) error {
 	c := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID(clientID).SetAutoReconnect(false))
 	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		return fmt.Errorf("connecting: %v", tok.Error())
 	}
 	defer c.Disconnect(50)
-	tok := c.Publish(topic, 1, false, payload)
+	tok := c.Publish(topic, qos, retained, payload)
 	if !tok.WaitTimeout(5 * time.Second) {
 		return errors.New("no answer to the publish")
 	}

@@ -17,7 +17,7 @@ import (
 func TestCloseSaysOfflineWhenTheQueueDoesNotDrain(t *testing.T) {
 	for _, broker := range []string{"embedded", "mosquitto"} {
 		t.Run(broker, func(t *testing.T) {
-			url := ""
+			url, user, password := "", "", ""
 			if broker == "mosquitto" {
 				url = mqtttest.StartMosquitto(t).URL()
 			} else {
@@ -27,9 +27,10 @@ func TestCloseSaysOfflineWhenTheQueueDoesNotDrain(t *testing.T) {
 				}
 				defer b.Close()
 				url = b.URL()
+				user, password = b.Credentials()
 			}
 			const status = "liarsdice/t1/status"
-			c, err := mqtt.Dial(mqtt.Options{Broker: url, Table: "t1", StoreDir: t.TempDir(), Logger: quiet()})
+			c, err := mqtt.Dial(mqtt.Options{Broker: url, Table: "t1", StoreDir: t.TempDir(), Username: user, Password: password, Logger: quiet()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,21 +11,25 @@ import (
 	"time"
 
 	"github.com/liarsd/liarsd/referee/demo"
+	"github.com/liarsd/liarsd/referee/mqtt"
 	"github.com/liarsd/liarsd/referee/scoreboard"
 )
 
-// runDemo plays `liarsd demo` in-process against the stack's broker until
-// the test ends; it returns the demo's state directory (its journal).
-func runDemo(t *testing.T, url, table string, seats int, options map[string]any, seed uint64) string {
+// runDemo plays `liarsd demo` in-process against the stack's broker b
+// until the test ends, logged in as the referee (the embedded broker keeps
+// the referee's client ids for its account); it returns the demo's state
+// directory (its journal).
+func runDemo(t *testing.T, b *mqtt.Broker, table string, seats int, options map[string]any, seed uint64) string {
 	t.Helper()
 	dir := t.TempDir()
+	user, password := b.Credentials()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		err := demo.Run(ctx, demo.Options{
-			Rules: "star-board", Seats: seats, Options: options, Broker: url, Table: table, HTTP: "127.0.0.1:0",
+			Rules: "star-board", Seats: seats, Options: options, Broker: b.URL(), Username: user, Password: password, Table: table, HTTP: "127.0.0.1:0",
 			Seed: seed, Pace: 120 * time.Millisecond, StateDir: dir, Out: io.Discard, BoardMode: "off",
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
@@ -51,11 +55,14 @@ func TestScoreboardAgainstDemo(t *testing.T) {
 	var conn string
 	waitFor(t, p, "the broker connection", `document.getElementById('conn').dataset.conn === 'live' ? 'live' : null`, &conn)
 
+	// The demo is the table's referee: it logs in with the broker's
+	// account for it, which alone may use the referee's client id.
+	user, password := st.broker.Credentials()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- demo.Run(ctx, demo.Options{
-			Rules: "star-board", Seats: 4, Options: map[string]any{"dice": 2}, Broker: st.broker.URL(), Table: "demo",
+			Rules: "star-board", Seats: 4, Options: map[string]any{"dice": 2}, Broker: st.broker.URL(), Username: user, Password: password, Table: "demo",
 			Seed: 11, Pace: 120 * time.Millisecond, Games: 1, StateDir: dir, Out: io.Discard, BoardMode: "off",
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
@@ -151,8 +158,8 @@ func TestVenueTwoDemoTables(t *testing.T) {
 		t.Skip("plays two demo games")
 	}
 	st := startStack(t, "hall-1", nil)
-	runDemo(t, st.broker.URL(), "hall-1", 3, map[string]any{"dice": 3}, 21)
-	runDemo(t, st.broker.URL(), "hall-2", 4, map[string]any{"dice": 2}, 22)
+	runDemo(t, st.broker, "hall-1", 3, map[string]any{"dice": 3}, 21)
+	runDemo(t, st.broker, "hall-2", 4, map[string]any{"dice": 2}, 22)
 	p := open(t, st.web.URL+"/venue")
 	var tables []struct {
 		ID     string `json:"id"`

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/referee/journal"
 )
 
 // Journal gives the record lines of a table's journal, oldest first
@@ -18,19 +18,27 @@ import (
 // from the referee's file.
 type Journal func() ([][]byte, error)
 
-// JournalFile returns a Journal that reads the file at path each time it
-// is called. A last line without its newline is being written (or was cut
-// by a power cut): it is left out. A missing file is an empty journal.
+// JournalFile returns a Journal that reads the journal at path (a table's
+// journal directory, or an older journal's file) each time it is called,
+// its checksums checked (journal.ReadRecord): its non-blank lines. A last
+// line without its newline is being written (or was cut by a power cut):
+// it is left out. A missing journal is an empty one.
 func JournalFile(path string) Journal {
 	return func() ([][]byte, error) {
-		data, err := os.ReadFile(path)
+		all, err := journal.ReadRecord(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("scoreboard: journal: %w", err)
+			return nil, fmt.Errorf("scoreboard: %w", err)
 		}
-		return SplitLines(data), nil
+		var lines [][]byte
+		for _, l := range all {
+			if len(l) > 0 && len(l) <= record.MaxLineBytes {
+				lines = append(lines, l)
+			}
+		}
+		return lines, nil
 	}
 }
 

@@ -1,7 +1,9 @@
 package scoreboard_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/liarsd/liarsd/referee/journal"
 	"github.com/liarsd/liarsd/referee/scoreboard"
 )
 
@@ -62,6 +65,50 @@ func TestGames(t *testing.T) {
 	}
 	if missing, err := scoreboard.JournalFile(filepath.Join(t.TempDir(), "none"))(); err != nil || missing != nil {
 		t.Errorf("a missing journal: got %v, %v; want nil, nil", missing, err)
+	}
+}
+
+// A table's journal as the referee writes it, in segments with
+// checksums: its record lines, a torn last line left out; a damaged one
+// is an error, not games made of what the damage left.
+func TestJournalFileReadsSegments(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "table1.journal")
+	j, _, err := journal.Open(path, journal.Options{SegmentLines: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range journalLines {
+		if j.Full() {
+			if _, err := j.Rotate(journal.State{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := j.Append([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	last := filepath.Join(path, "000003.journal")
+	f, err := os.OpenFile(last, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`0a1b2c3d {"type":"bid","se`)
+	f.Close()
+	lines, err := scoreboard.JournalFile(path)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(bytes.Join(lines, []byte("\n"))), strings.Join(journalLines, "\n"); got != want {
+		t.Errorf("got lines:\n%s\nwant:\n%s", got, want)
+	}
+	data, _ := os.ReadFile(filepath.Join(path, "000002.journal"))
+	data[20] ^= 1
+	if err := os.WriteFile(filepath.Join(path, "000002.journal"), data, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if lines, err := scoreboard.JournalFile(path)(); !errors.Is(err, journal.ErrDamaged) || lines != nil {
+		t.Errorf("a damaged journal: got %d lines, %v; want the damage", len(lines), err)
 	}
 }
 

@@ -35,7 +35,8 @@ type Setup struct {
 	// embedded broker's websocket setting, or a ws:// or wss:// URL: an
 	// external broker's broker.websocket).
 	WebSocket string
-	// Journal is the table's journal file ("" for no history or records).
+	// Journal is the table's journal, its directory ("" for no history or
+	// records).
 	Journal string
 	// Metrics, when set, are served at /metrics.
 	Metrics *metrics.Metrics
