@@ -101,7 +101,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	log.Info("daemon: journal", "path", j.Path(), "lines", len(lines))
 
 	brokerURL, user, password := c.Broker.URL, c.Broker.Username, c.Broker.Password
-	wsAddr := "" // the embedded broker's WebSocket listener, as it listens
+	var stored func() // the embedded broker's Sync
+	wsAddr := ""      // the embedded broker's WebSocket listener, as it listens
 	if brokerURL == "" {
 		ws := c.Broker.Embedded.WebSocket
 		if ws == "off" {
@@ -117,7 +118,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			return err
 		}
 		closers = append(closers, b.Close)
-		brokerURL = b.URL()
+		brokerURL, stored = b.URL(), b.Sync
 		user, password = b.Credentials()
 		log.Info("daemon: embedded broker", "mqtt", b.URL(), "websocket", b.WebSocketURL())
 		wsAddr = strings.TrimPrefix(b.WebSocketURL(), "ws://")
@@ -259,8 +260,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		Broker: brokerURL, Username: user, Password: password,
 		CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 		Prefix: c.Broker.Prefix, Table: c.Table, ClientID: c.Broker.ClientID,
-		StoreDir: c.MQTTStoreDir(),
-		Logger:   log.With("component", "mqtt"),
+		StoreDir: c.MQTTStoreDir(), Stored: stored,
+		Logger: log.With("component", "mqtt"),
 		OnCommand: commandHandler(r.SubmitCommand, func(b []byte, published func()) {
 			<-dialed
 			client.ReplyAcked(b, published)

@@ -85,6 +85,11 @@ type Options struct {
 	// RetryInterval is the wait between attempts while the broker is away
 	// (500 ms).
 	RetryInterval time.Duration
+	// Stored, if set, returns once the broker has stored what it has
+	// acknowledged (the embedded broker's Broker.Sync): called between a
+	// message's acknowledgement and the client counting it published, so
+	// that the watermark never passes an event a kill could still lose.
+	Stored func()
 }
 
 func hashOf(payload []byte) string {
@@ -416,6 +421,9 @@ func (c *Client) send() {
 		c.mu.Unlock()
 		if !c.publish(m) {
 			return
+		}
+		if c.opts.Stored != nil {
+			c.opts.Stored()
 		}
 		c.mu.Lock()
 		c.queue = c.queue[1:]
