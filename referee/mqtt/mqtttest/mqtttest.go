@@ -235,6 +235,15 @@ func (m *Mosquitto) RestartEmpty() {
 	m.start(m.cmd.Path)
 }
 
+// Kill9 kills the broker (SIGKILL: what it has not saved yet is lost) and
+// starts it again on the same port.
+func (m *Mosquitto) Kill9() {
+	m.t.Helper()
+	_ = m.cmd.Process.Kill()
+	<-m.done
+	m.start(m.cmd.Path)
+}
+
 // Restart stops the broker, waits down, and starts it again on the same
 // port.
 func (m *Mosquitto) Restart(down time.Duration) {
