@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	paho "github.com/eclipse/paho.mqtt.golang"
 	"gopkg.in/yaml.v3"
 
 	"github.com/liarsd/liarsd/referee/config"
@@ -102,7 +103,7 @@ func TestCompareEvents(t *testing.T) {
 
 // The soak: a daemon (liarsd run) referees games a client plays over MQTT
 // commands while a persistent QoS 1 subscriber (the same client) records
-// every event; the daemon is stopped again and again at random, by kill -9
+// every event and another client sends refused commands (15 a second); the daemon is stopped again and again at random, by kill -9
 // or SIGTERM, and Mosquitto is killed -9 too; at the end every event
 // received is compared with liarsd adjudicate of the journal: none lost,
 // none reordered, none differing (identical repeats are QoS 1's right).
@@ -200,6 +201,27 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 	for i, s := range []string{"ann", "bob", "cy"} {
 		drv.play[s] = seats.NewSimple(uint64(i))
 	}
+	// A second client sends a refused command about 15 times a second
+	// throughout, stops and restarts included: each is journaled and
+	// published as a rejected event, so events are published at every
+	// moment, also while the subscriber comes back.
+	stopPest := make(chan struct{})
+	pestDone := make(chan struct{})
+	pest := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID("pest").SetCleanSession(false).
+		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
+		SetMaxReconnectInterval(500 * time.Millisecond))
+	pest.Connect()
+	go func() {
+		defer close(pestDone)
+		for i := 0; ; i++ {
+			select {
+			case <-stopPest:
+				return
+			case <-time.After(66 * time.Millisecond):
+			}
+			pest.Publish("liarsdice/t1/cmd", 1, false, fmt.Sprintf(`{"id":"pest-%d","type":"bid","seat":"zed","quantity":1,"face":2}`, i))
+		}
+	}()
 	var f soakFigures
 	for k := 0; k < kills; k++ {
 		until := time.Now().Add(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
@@ -231,6 +253,10 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 	for i := 0; i < 30; i++ {
 		drv.step(t)
 	}
+	close(stopPest)
+	<-pestDone
+	pest.Disconnect(100)
+	time.Sleep(500 * time.Millisecond) // the pest's last commands are answered
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	wg.Wait()
 
