@@ -39,7 +39,7 @@ const (
 // soakFigures are what a soak counts of the events a persistent QoS 1
 // subscriber received against the journal's (liarsd adjudicate).
 type soakFigures struct {
-	Events, Kill9, Term, BrokerKills     int
+	Events, Kill9, Term, BrokerKills      int
 	Received, Lost, Duplicated, Reordered int
 	Differing                             int
 }

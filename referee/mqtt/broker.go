@@ -206,12 +206,9 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 // BenchmarkCommandRate, 22,908 fdatasyncs became 6,406: docs/referee.md);
 // what is owed to a client
 // with a persistent session, retained messages, sessions and
-// subscriptions are written as before, each before mochi goes on. (One
-// more effect: mochi v2.7.9 keeps a client's own packet ids and those it
-// sends to the client in one table, so a client's QoS 1 publish whose id is
-// that of a message in flight to it drops that message from the table;
-// its stored copy was overwritten and deleted with it, and now stays, for
-// a restarted broker to send again: a repeat, which QoS 1 allows.)
+// subscriptions are written as before, each before mochi goes on. A
+// session's messages are not deleted when its client's new connection
+// takes it over (OnQosDropped).
 type boltStore struct {
 	*bolt.Hook
 	order *orderHook
