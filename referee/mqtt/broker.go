@@ -464,7 +464,8 @@ func (h *subscribeIDHook) OnDisconnect(cl *mochi.Client, _ error, _ bool) {
 // lock (from OnPacketRead to OnPacketProcessed), and a returning session is
 // handed over and its owed messages resent under the write lock (from
 // OnSessionEstablish to OnSessionEstablished, or until the connection is
-// closed if mochi gives up on it between the two). Sync takes the same lock
+// closed if mochi gives up on it between the two); the writes to a client
+// made under the lock are bounded (writeTimeout). Sync takes the same lock
 // to wait for the publishes under way, each stored before it returns.
 //
 // Last, mochi keeps a client's own packet ids and those it sends to the
@@ -485,17 +486,23 @@ type orderHook struct {
 	// standIns, each client's stand-in packet ids, to its own.
 	reading  map[*mochi.Client]bool
 	standIns map[*mochi.Client]map[uint16]uint16
-	// resendTimeout bounds the writes of a hand-over, which holds every
-	// publish back: a returning client that does not read its owed
-	// messages is cut off after it.
-	resendTimeout time.Duration
+	// writeTimeout bounds the writes made under the lock (writeTimeout).
+	writeTimeout time.Duration
 	handOvers     sync.Map // *mochi.Client to its *handOver under way
 }
 
 func newOrderHook(srv *mochi.Server) *orderHook {
 	return &orderHook{srv: srv, reading: map[*mochi.Client]bool{}, standIns: map[*mochi.Client]map[uint16]uint16{},
-		resendTimeout: 10 * time.Second}
+		writeTimeout: writeTimeout}
 }
+
+// writeTimeout bounds the writes to a client made under the order hook's
+// lock, which holds publishes (or Sync, or a hand-over) back meanwhile: the
+// acknowledgement of its publish, its owed messages resent. A client that
+// reads nothing for this long while it publishes, or while it comes back,
+// is cut off, and the others go on. (mochi's own deadline is 1.5 times the
+// client's keepalive, up to 27 hours, none with a keepalive of 0.)
+var writeTimeout = 10 * time.Second
 
 func (h *orderHook) ID() string { return "liarsd-order" }
 
@@ -517,8 +524,9 @@ func (h *orderHook) atLeast(c int64) {
 var errBrokerClosed = errors.New("mqtt: the embedded broker is closing")
 
 // OnPacketRead takes the read lock for a client's publish (one mochi
-// will process: it passes mochi's validation), and gives a QoS 1 publish
-// whose id is in flight to the client a stand-in id.
+// will process: it passes mochi's validation), bounds the writes to the
+// client meanwhile (writeTimeout), and gives a QoS 1 publish whose id is in
+// flight to the client a stand-in id.
 func (h *orderHook) OnPacketRead(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
 	if pk.FixedHeader.Type != packets.Publish || pk.PublishValidate(h.srv.Options.Capabilities.TopicAliasMaximum) != packets.CodeSuccess {
 		return pk, nil
@@ -527,6 +535,9 @@ func (h *orderHook) OnPacketRead(cl *mochi.Client, pk packets.Packet) (packets.P
 	if h.closed.Load() {
 		h.gate.RUnlock()
 		return pk, errBrokerClosed
+	}
+	if cl.Net.Conn != nil {
+		_ = cl.Net.Conn.SetWriteDeadline(time.Now().Add(h.writeTimeout))
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -631,7 +642,7 @@ func (h *orderHook) OnSessionEstablish(cl *mochi.Client, pk packets.Packet) {
 	ho := &handOver{done: make(chan struct{})}
 	h.handOvers.Store(cl, ho)
 	if cl.Net.Conn != nil {
-		_ = cl.Net.Conn.SetWriteDeadline(time.Now().Add(h.resendTimeout))
+		_ = cl.Net.Conn.SetWriteDeadline(time.Now().Add(h.writeTimeout))
 	}
 	// mochi returns without OnSessionEstablished when the CONNACK or a
 	// resend fails: the lock goes with the connection then.

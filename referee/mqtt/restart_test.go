@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -274,4 +275,61 @@ func TestEmbeddedBrokerKeepsAnEventWhoseIDTheClientPublishesWith(t *testing.T) {
 	cli.Disconnect(100)
 	back := mqtttest.Subscribe(t, b.URL(), "away", awayEvents)
 	back.Wait(t, 30*time.Second, fmt.Sprintf("the %d events still owed", n), distinct(n))
+}
+
+// A client that publishes and reads nothing holds no event back for long:
+// its publish's acknowledgement, blocked behind what the broker could not
+// write to it, is written under the lock that Sync waits for, and the
+// client is cut off once the broker's write timeout passes (mochi's own
+// deadline is none at a keepalive of 0).
+func TestEmbeddedBrokerOutlastsAClientThatDoesNotRead(t *testing.T) {
+	defer mqtt.SetWriteTimeout(500 * time.Millisecond)()
+	b, err := mqtt.StartBroker(mqtt.BrokerOptions{TCP: "127.0.0.1:0", Table: "t1", Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	user, password := b.Credentials()
+	c, err := mqtt.Dial(mqtt.Options{Broker: b.URL(), Table: "t1", StoreDir: t.TempDir(), Username: user, Password: password,
+		Logger: quiet(), Stored: b.Sync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	// The stuck client: MQTT 3.1.1, keepalive 0, subscribed at QoS 0 to
+	// the events; it reads nothing after its SUBACK.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(b.URL(), "tcp://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	connect := []byte{0x10, 17, 0, 4, 'M', 'Q', 'T', 'T', 4, 2, 0, 0, 0, 5, 's', 't', 'u', 'c', 'k'}
+	topic := []byte(awayEvents)
+	subscribe := append([]byte{0x82, byte(2 + 2 + len(topic) + 1), 0, 1, 0, byte(len(topic))}, append(topic, 0)...)
+	if _, err := conn.Write(append(connect, subscribe...)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 9) // CONNACK (4) and SUBACK (5)
+	if _, err := io.ReadFull(conn, buf); err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 128<<10)
+	for i := 1; i <= 100; i++ {
+		c.Event(i, []byte(fmt.Sprintf(`{"type":"left","seq":%d,"seat":"x","pad":%q}`, i, pad)))
+	}
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Its QoS 1 publish, whose acknowledgement cannot be written.
+	chat := []byte("liarsdice/t1/chat")
+	publish := append([]byte{0x32, byte(2 + len(chat) + 2 + 2), 0, byte(len(chat))}, append(chat, 0, 7, 'h', 'i')...)
+	if _, err := conn.Write(publish); err != nil {
+		t.Fatal(err)
+	}
+	c.Event(101, []byte(`{"type":"left","seq":101,"seat":"x"}`))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Flush(ctx); err != nil {
+		t.Fatalf("an event after a stuck client's publish: %v; want it published", err)
+	}
 }
