@@ -488,7 +488,7 @@ type orderHook struct {
 	standIns map[*mochi.Client]map[uint16]uint16
 	// writeTimeout bounds the writes made under the lock (writeTimeout).
 	writeTimeout time.Duration
-	handOvers     sync.Map // *mochi.Client to its *handOver under way
+	handOvers    sync.Map // *mochi.Client to its *handOver under way
 }
 
 func newOrderHook(srv *mochi.Server) *orderHook {
