@@ -79,6 +79,18 @@ func StartMosquitto(t testing.TB) *Mosquitto {
 	return m
 }
 
+// StartMosquittoWith starts Mosquitto as StartMosquitto does, with extra
+// lines of configuration.
+func StartMosquittoWith(t testing.TB, extra string) *Mosquitto {
+	t.Helper()
+	bin := FindMosquitto(t)
+	m := &Mosquitto{t: t, Port: FreePort(t), dir: t.TempDir()}
+	m.configure("allow_anonymous true\n" + extra)
+	m.start(bin)
+	t.Cleanup(m.Stop)
+	return m
+}
+
 // StartMosquittoTLS starts Mosquitto with TLS only (a certificate for
 // 127.0.0.1 signed by a test authority, CAFile) and one user, no anonymous
 // access.
