@@ -35,7 +35,11 @@ BUILD_PKGS := pkg-config g++ libopencv-dev ca-certificates
 TEST_PKGS  := mosquitto
 CHROMIUM_PKGS := chromium chromium-browser
 
+<<<<<<< HEAD
 .PHONY: all build test demo vet bench train train-deps fuzz deps go-toolchain test-deps clean install
+=======
+.PHONY: all build test soak demo vet bench train fuzz deps go-toolchain test-deps clean install
+>>>>>>> trust-restart
 
 all: build
 
@@ -100,6 +104,20 @@ test: test-deps
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
 	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
 	$(GO) test -tags '$(call tagsep,$(TAGS) matprofile)' -run Leak ./vision/...
+
+# soak runs a real liarsd run daemon (the binary built here) against the
+# embedded broker and against Mosquitto while a client plays games over MQTT
+# commands and a persistent QoS 1 subscriber records every event; the
+# daemon is stopped SOAK_KILLS times at random (kill -9 or SIGTERM), and
+# Mosquitto killed -9 now and then; then every event received is compared
+# with liarsd adjudicate of the journal. It prints, for each broker: events,
+# kills, lost, duplicated (identical), reordered, differing; it fails on any
+# lost, reordered or differing. Minutes; make test runs a short version
+# (TestSoak, 3 kills per broker).
+SOAK_KILLS ?= 25
+soak: build test-deps
+	cd referee/daemon && LIARSD_SOAK_KILLS=$(SOAK_KILLS) LIARSD_SOAK_BIN=$(abspath $(BIN)) \
+		$(GO) test $(GOTAGS) -count=1 -timeout 60m -run '^TestSoak$$' -v .
 
 # demo plays the referee on its embedded defaults until Ctrl-C. DURATION
 # (e.g. DURATION=25s) makes it end by itself; RULES, SEATS, SEED, BROKER

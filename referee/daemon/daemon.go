@@ -106,7 +106,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	log.Info("daemon: journal", "path", j.Path(), "lines", j.Lines(), "replay_from_line", resume.Checkpoint.Lines+1, "segments_read", resume.Segments)
 
 	brokerURL, user, password := c.Broker.URL, c.Broker.Username, c.Broker.Password
-	wsAddr := "" // the embedded broker's WebSocket listener, as it listens
+	var stored func() // the embedded broker's Sync
+	wsAddr := ""      // the embedded broker's WebSocket listener, as it listens
 	if brokerURL == "" {
 		ws := c.Broker.Embedded.WebSocket
 		if ws == "off" {
@@ -122,7 +123,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			return err
 		}
 		closers = append(closers, b.Close)
-		brokerURL = b.URL()
+		brokerURL, stored = b.URL(), b.Sync
 		user, password = b.Credentials()
 		log.Info("daemon: embedded broker", "mqtt", b.URL(), "websocket", b.WebSocketURL())
 		wsAddr = strings.TrimPrefix(b.WebSocketURL(), "ws://")
@@ -285,7 +286,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		Broker: brokerURL, Username: user, Password: password,
 		CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 		Prefix: c.Broker.Prefix, Table: c.Table, ClientID: c.Broker.ClientID,
-		StoreDir: c.MQTTStoreDir(), Journal: j.ID(),
+		StoreDir: c.MQTTStoreDir(), Journal: j.ID(), Stored: stored,
 		Logger: log.With("component", "mqtt"),
 		OnCommand: commandHandler(r.SubmitCommand, func(b []byte, published func()) {
 			<-dialed

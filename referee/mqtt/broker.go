@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	mochi "github.com/mochi-mqtt/server/v2"
@@ -74,6 +75,7 @@ type Broker struct {
 	exposed  bool
 	referee  string // the referee's own user
 	password string
+	order    *orderHook
 }
 
 // RefereeUser is the name of the referee's own account on the embedded
@@ -145,7 +147,7 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err := srv.AddHook(&subscribeIDHook{swapped: map[*mochi.Client]swappedID{}}, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
-	order := &orderHook{srv: srv}
+	order := newOrderHook(srv)
 	if err := srv.AddHook(order, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
@@ -183,7 +185,7 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	if err := srv.Serve(); err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
-	b.srv = srv
+	b.srv, b.order = srv, order
 	return b, nil
 }
 
@@ -204,12 +206,9 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 // BenchmarkCommandRate, 22,908 fdatasyncs became 6,406: docs/referee.md);
 // what is owed to a client
 // with a persistent session, retained messages, sessions and
-// subscriptions are written as before, each before mochi goes on. (One
-// more effect: mochi v2.7.9 keeps a client's own packet ids and those it
-// sends to the client in one table, so a client's QoS 1 publish whose id is
-// that of a message in flight to it drops that message from the table;
-// its stored copy was overwritten and deleted with it, and now stays, for
-// a restarted broker to send again: a repeat, which QoS 1 allows.)
+// subscriptions are written as before, each before mochi goes on. A
+// session's messages are not deleted when its client's new connection
+// takes it over (OnQosDropped).
 type boltStore struct {
 	*bolt.Hook
 	order *orderHook
@@ -269,8 +268,17 @@ func (h *boltStore) OnQosComplete(cl *mochi.Client, pk packets.Packet) {
 	h.Hook.OnQosComplete(cl, pk)
 }
 
-// OnQosDropped deletes a dropped message, as OnQosComplete.
-func (h *boltStore) OnQosDropped(cl *mochi.Client, pk packets.Packet) { h.OnQosComplete(cl, pk) }
+// OnQosDropped deletes a dropped message, as OnQosComplete, but not those
+// of a session taken over by its client's new connection: mochi clears
+// them from the old connection once copied to the new one, under the same
+// keys, and resends them; deleted, a message that the resend did not reach
+// (the connection broke first) was lost at the next restart.
+func (h *boltStore) OnQosDropped(cl *mochi.Client, pk packets.Packet) {
+	if cl.IsTakenOver() {
+		return
+	}
+	h.OnQosComplete(cl, pk)
+}
 
 // OnDisconnect forgets cl's acknowledgements still noted (one whose write
 // to the client failed), then lets mochi's hook do its part.
@@ -433,9 +441,11 @@ func (h *subscribeIDHook) OnDisconnect(cl *mochi.Client, _ error, _ bool) {
 	h.mu.Unlock()
 }
 
-// orderHook mends mochi v2.7.9's order of resent messages. When a
-// subscriber with a persistent session comes back, mochi resends the
-// messages it is owed sorted by uint16(Created), Created being the Unix
+// orderHook mends mochi v2.7.9's order of resent messages, and its losses
+// at a subscriber's return.
+//
+// When a subscriber with a persistent session comes back, mochi resends
+// the messages it is owed sorted by uint16(Created), Created being the Unix
 // second of the publish: the events of one second come back in any order
 // (and those on either side of a wrap of the low 16 bits, every 18 hours,
 // in the wrong one). MQTT.md has events never reordered, so this hook
@@ -443,17 +453,62 @@ func (h *subscribeIDHook) OnDisconnect(cl *mochi.Client, _ error, _ bool) {
 // before mochi resends a session's messages it renumbers their Created
 // 0, 1, 2, ... above a multiple of 65536, in publish order, so that
 // mochi's sort keeps that order.
+//
+// mochi also lets publishes run on while it hands a session over to the
+// returning connection: one delivered to the old connection after mochi
+// copied its messages in flight was cleared with the old connection (lost:
+// the event published at the subscriber's reconnection), and one
+// delivered to the new connection before mochi resent the owed ones went
+// out ahead of them (reordered). So the hook makes the hand-over exclusive
+// of publishes: each publish a client sends is delivered under a read
+// lock (from OnPacketRead to OnPacketProcessed), and a returning session is
+// handed over and its owed messages resent under the write lock (from
+// OnSessionEstablish to OnSessionEstablished, or until the connection is
+// closed if mochi gives up on it between the two); the writes to a client
+// made under the lock are bounded (writeTimeout). Sync takes the same lock
+// to wait for the publishes under way, each stored before it returns.
+//
+// Last, mochi keeps a client's own packet ids and those it sends to the
+// client in one table, and a client's QoS 1 publish whose id is that of a
+// message in flight to it drops that message (never resent; lost if the
+// client had not acknowledged it yet). The two directions number their
+// packets apart (MQTT 3.1.1, 2.3.1), so such a publish is given a stand-in
+// id that nothing has in flight, and its PUBACK the client's own id back.
 type orderHook struct {
 	mochi.HookBase
 	srv  *mochi.Server
 	mu   sync.Mutex
 	last int64 // the last Created given
+
+	gate   sync.RWMutex
+	closed atomic.Bool
+	// reading are the clients whose publish holds gate's read lock;
+	// standIns, each client's stand-in packet ids, to its own.
+	reading  map[*mochi.Client]bool
+	standIns map[*mochi.Client]map[uint16]uint16
+	// writeTimeout bounds the writes made under the lock (writeTimeout).
+	writeTimeout time.Duration
+	handOvers    sync.Map // *mochi.Client to its *handOver under way
 }
+
+func newOrderHook(srv *mochi.Server) *orderHook {
+	return &orderHook{srv: srv, reading: map[*mochi.Client]bool{}, standIns: map[*mochi.Client]map[uint16]uint16{},
+		writeTimeout: writeTimeout}
+}
+
+// writeTimeout bounds the writes to a client made under the order hook's
+// lock, which holds publishes (or Sync, or a hand-over) back meanwhile: the
+// acknowledgement of its publish, its owed messages resent. A client that
+// reads nothing for this long while it publishes, or while it comes back,
+// is cut off, and the others go on. (mochi's own deadline is 1.5 times the
+// client's keepalive, up to 27 hours, none with a keepalive of 0.)
+var writeTimeout = 10 * time.Second
 
 func (h *orderHook) ID() string { return "liarsd-order" }
 
 func (h *orderHook) Provides(b byte) bool {
-	return b == mochi.OnPublish || b == mochi.OnSessionEstablish
+	return bytes.Contains([]byte{mochi.OnPublish, mochi.OnSessionEstablish, mochi.OnSessionEstablished,
+		mochi.OnPacketRead, mochi.OnPacketProcessed, mochi.OnPacketEncode, mochi.OnDisconnect}, []byte{b})
 }
 
 // atLeast makes the next Created greater than c (a message restored from
@@ -462,6 +517,97 @@ func (h *orderHook) atLeast(c int64) {
 	h.mu.Lock()
 	h.last = max(h.last, c)
 	h.mu.Unlock()
+}
+
+// errBrokerClosed refuses a publish read while the broker closes: it was
+// not acknowledged, so its publisher sends it again.
+var errBrokerClosed = errors.New("mqtt: the embedded broker is closing")
+
+// OnPacketRead takes the read lock for a client's publish (one mochi
+// will process: it passes mochi's validation), bounds the writes to the
+// client meanwhile (writeTimeout), and gives a QoS 1 publish whose id is in
+// flight to the client a stand-in id.
+func (h *orderHook) OnPacketRead(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	if pk.FixedHeader.Type != packets.Publish || pk.PublishValidate(h.srv.Options.Capabilities.TopicAliasMaximum) != packets.CodeSuccess {
+		return pk, nil
+	}
+	h.gate.RLock()
+	if h.closed.Load() {
+		h.gate.RUnlock()
+		return pk, errBrokerClosed
+	}
+	if cl.Net.Conn != nil {
+		_ = cl.Net.Conn.SetWriteDeadline(time.Now().Add(h.writeTimeout))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.reading[cl] = true
+	if pk.FixedHeader.Qos != 1 {
+		return pk, nil
+	}
+	held, ok := cl.State.Inflight.Get(pk.PacketID)
+	if !ok || (held.FixedHeader.Type != packets.Publish && held.FixedHeader.Type != packets.Pubrel) {
+		return pk, nil
+	}
+	for id := uint16(math.MaxUint16); id > 0; id-- {
+		if _, used := cl.State.Inflight.Get(id); used {
+			continue
+		}
+		if h.standIns[cl] == nil {
+			h.standIns[cl] = map[uint16]uint16{}
+		}
+		if _, used := h.standIns[cl][id]; used {
+			continue
+		}
+		h.standIns[cl][id] = pk.PacketID
+		pk.PacketID = id
+		return pk, nil
+	}
+	return pk, nil // every id in flight
+}
+
+// OnPacketProcessed releases the read lock of a client's publish.
+func (h *orderHook) OnPacketProcessed(cl *mochi.Client, pk packets.Packet, _ error) {
+	if pk.FixedHeader.Type != packets.Publish {
+		return
+	}
+	h.mu.Lock()
+	held := h.reading[cl]
+	delete(h.reading, cl)
+	h.mu.Unlock()
+	if held {
+		h.gate.RUnlock()
+	}
+}
+
+// OnPacketEncode gives the acknowledgement of a publish with a stand-in id
+// the client's own id.
+func (h *orderHook) OnPacketEncode(cl *mochi.Client, pk packets.Packet) packets.Packet {
+	if pk.FixedHeader.Type != packets.Puback {
+		return pk
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if own, ok := h.standIns[cl][pk.PacketID]; ok {
+		delete(h.standIns[cl], pk.PacketID)
+		pk.PacketID = own
+	}
+	return pk
+}
+
+// OnDisconnect forgets a client's stand-in ids.
+func (h *orderHook) OnDisconnect(cl *mochi.Client, _ error, _ bool) {
+	h.mu.Lock()
+	delete(h.standIns, cl)
+	h.mu.Unlock()
+}
+
+// sync waits for the publishes under way: when it returns, every publish
+// the broker has acknowledged is delivered to its subscribers, and stored
+// for those with a persistent session.
+func (h *orderHook) sync() {
+	h.gate.Lock()
+	h.gate.Unlock() //nolint:staticcheck // an empty critical section: a barrier
 }
 
 // OnPublish gives each incoming message a Created above the last one's,
@@ -474,9 +620,16 @@ func (h *orderHook) OnPublish(_ *mochi.Client, pk packets.Packet) (packets.Packe
 	return pk, nil
 }
 
+// handOver is a returning session's hold of the write lock.
+type handOver struct {
+	once sync.Once
+	done chan struct{}
+}
+
 // OnSessionEstablish runs before mochi hands a returning client its
-// session and resends what it is owed: those messages are renumbered so
-// that sorting by uint16(Created) gives their publish order.
+// session and resends what it is owed: it takes the write lock, and
+// renumbers those messages so that sorting by uint16(Created) gives their
+// publish order.
 func (h *orderHook) OnSessionEstablish(cl *mochi.Client, pk packets.Packet) {
 	if pk.Connect.Clean {
 		return
@@ -485,6 +638,29 @@ func (h *orderHook) OnSessionEstablish(cl *mochi.Client, pk packets.Packet) {
 	if !ok {
 		return
 	}
+	h.gate.Lock()
+	ho := &handOver{done: make(chan struct{})}
+	h.handOvers.Store(cl, ho)
+	if cl.Net.Conn != nil {
+		_ = cl.Net.Conn.SetWriteDeadline(time.Now().Add(h.writeTimeout))
+	}
+	// mochi returns without OnSessionEstablished when the CONNACK or a
+	// resend fails: the lock goes with the connection then.
+	go func() {
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ho.done:
+				return
+			case <-t.C:
+				if cl.Closed() {
+					h.release(cl)
+					return
+				}
+			}
+		}
+	}()
 	owed := existing.State.Inflight.GetAll(false)
 	if len(owed) < 2 {
 		return
@@ -495,6 +671,23 @@ func (h *orderHook) OnSessionEstablish(cl *mochi.Client, pk packets.Packet) {
 		m.Created = base + int64(i)
 		existing.State.Inflight.Set(m)
 	}
+}
+
+// OnSessionEstablished runs once mochi has resent a returning session's
+// owed messages: publishes go on.
+func (h *orderHook) OnSessionEstablished(cl *mochi.Client, _ packets.Packet) { h.release(cl) }
+
+// release ends cl's hand-over, if any.
+func (h *orderHook) release(cl *mochi.Client) {
+	v, ok := h.handOvers.LoadAndDelete(cl)
+	if !ok {
+		return
+	}
+	ho := v.(*handOver)
+	ho.once.Do(func() {
+		close(ho.done)
+		h.gate.Unlock()
+	})
 }
 
 // URL is the broker's MQTT address for clients on this machine.
@@ -512,8 +705,22 @@ func (b *Broker) WebSocketURL() string {
 // account, whose password this process made.
 func (b *Broker) Credentials() (user, password string) { return b.referee, b.password }
 
-// Close stops the broker.
-func (b *Broker) Close() error { return b.srv.Close() }
+// Sync returns once every publish the broker has acknowledged is
+// delivered to its subscribers, and stored for those with a persistent
+// session. mochi acknowledges a publish before it delivers it: a client
+// counting a message published at its acknowledgement (the referee's
+// watermark) could count one that a kill of the process then loses.
+func (b *Broker) Sync() { b.order.sync() }
+
+// Close stops the broker, once the publishes under way are delivered and
+// stored; those read after are refused, unacknowledged, for their
+// publishers to send again.
+func (b *Broker) Close() error {
+	b.order.gate.Lock()
+	b.order.closed.Store(true)
+	b.order.gate.Unlock()
+	return b.srv.Close()
+}
 
 // Exposed reports whether the embedded broker with these listeners
 // (websocket "" for none) is reachable beyond loopback.

@@ -93,6 +93,11 @@ type Options struct {
 	// Clock tells the time of failed connection attempts, for their log
 	// lines (time.Now).
 	Clock func() time.Time
+	// Stored, if set, returns once the broker has stored what it has
+	// acknowledged (the embedded broker's Broker.Sync): called between a
+	// message's acknowledgement and the client counting it published, so
+	// that the watermark never passes an event a kill could still lose.
+	Stored func()
 }
 
 // ConnectLogEvery is how often a connection attempt that keeps failing
@@ -539,6 +544,9 @@ func (c *Client) send() {
 		c.mu.Unlock()
 		if !c.publish(m) {
 			return
+		}
+		if c.opts.Stored != nil {
+			c.opts.Stored()
 		}
 		c.mu.Lock()
 		c.queue = c.queue[1:]

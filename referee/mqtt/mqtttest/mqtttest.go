@@ -79,6 +79,18 @@ func StartMosquitto(t testing.TB) *Mosquitto {
 	return m
 }
 
+// StartMosquittoWith starts Mosquitto as StartMosquitto does, with extra
+// lines of configuration.
+func StartMosquittoWith(t testing.TB, extra string) *Mosquitto {
+	t.Helper()
+	bin := FindMosquitto(t)
+	m := &Mosquitto{t: t, Port: FreePort(t), dir: t.TempDir()}
+	m.configure("allow_anonymous true\n" + extra)
+	m.start(bin)
+	t.Cleanup(m.Stop)
+	return m
+}
+
 // StartMosquittoTLS starts Mosquitto with TLS only (a certificate for
 // 127.0.0.1 signed by a test authority, CAFile) and one user, no anonymous
 // access.
@@ -232,6 +244,15 @@ func (m *Mosquitto) RestartEmpty() {
 	if err := os.Remove(filepath.Join(m.dir, "mosquitto.db")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		m.t.Fatal(err)
 	}
+	m.start(m.cmd.Path)
+}
+
+// Kill9 kills the broker (SIGKILL: what it has not saved yet is lost) and
+// starts it again on the same port.
+func (m *Mosquitto) Kill9() {
+	m.t.Helper()
+	_ = m.cmd.Process.Kill()
+	<-m.done
 	m.start(m.cmd.Path)
 }
 

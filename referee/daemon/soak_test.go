@@ -1,0 +1,316 @@
+package daemon_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+	"gopkg.in/yaml.v3"
+
+	"github.com/liarsd/liarsd/referee/config"
+	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
+	"github.com/liarsd/liarsd/referee/seats"
+)
+
+// The soak's settings, from the environment (make soak sets them):
+// LIARSD_SOAK_KILLS daemon stops per broker (3 by default, the short
+// version in make test), LIARSD_SOAK_BIN a liarsd binary to run (liarsd run
+// --config FILE, and liarsd adjudicate; by default this test binary runs
+// the daemon as liarsd run does), LIARSD_SOAK_BROKERS the brokers
+// (embedded,mosquitto).
+const (
+	soakKillsEnv   = "LIARSD_SOAK_KILLS"
+	soakBinEnv     = "LIARSD_SOAK_BIN"
+	soakBrokersEnv = "LIARSD_SOAK_BROKERS"
+)
+
+// soakFigures are what a soak counts of the events a persistent QoS 1
+// subscriber received against the journal's (liarsd adjudicate).
+type soakFigures struct {
+	Events, Kill9, Term, BrokerKills      int
+	Received, Lost, Duplicated, Reordered int
+	Differing                             int
+}
+
+func (f soakFigures) String() string {
+	return fmt.Sprintf("events %d, kills %d (daemon kill -9 %d, SIGTERM %d; broker kill -9 %d), received %d, lost %d, duplicated (identical) %d, reordered %d, differing %d",
+		f.Events, f.Kill9+f.Term+f.BrokerKills, f.Kill9, f.Term, f.BrokerKills, f.Received, f.Lost, f.Duplicated, f.Reordered, f.Differing)
+}
+
+// compareEvents counts the received event payloads against want, the
+// journal's events in seq order: lost (a seq never received), duplicated
+// (received again, identical), reordered (first received after a later
+// seq) and differing (a payload that is not the journal's event of its
+// seq).
+func compareEvents(got [][]byte, want []string) soakFigures {
+	f := soakFigures{Events: len(want), Received: len(got)}
+	seen := map[int]bool{}
+	top := 0
+	for _, p := range got {
+		var h struct{ Seq int }
+		_ = json.Unmarshal(p, &h)
+		if h.Seq < 1 || h.Seq > len(want) || string(p) != want[h.Seq-1] {
+			f.Differing++
+			continue
+		}
+		if seen[h.Seq] {
+			f.Duplicated++
+			continue
+		}
+		seen[h.Seq] = true
+		if h.Seq < top {
+			f.Reordered++
+		}
+		top = max(top, h.Seq)
+	}
+	f.Lost = len(want) - len(seen)
+	return f
+}
+
+func TestCompareEvents(t *testing.T) {
+	want := []string{`{"seq":1}`, `{"seq":2}`, `{"seq":3}`, `{"seq":4}`}
+	for _, tt := range []struct {
+		name string
+		got  []string
+		want soakFigures
+	}{
+		{"all in order", want, soakFigures{Events: 4, Received: 4}},
+		{"a repeat", []string{`{"seq":1}`, `{"seq":2}`, `{"seq":1}`, `{"seq":2}`, `{"seq":3}`, `{"seq":4}`}, soakFigures{Events: 4, Received: 6, Duplicated: 2}},
+		{"one lost, one overtaken", []string{`{"seq":1}`, `{"seq":3}`, `{"seq":2}`}, soakFigures{Events: 4, Received: 3, Lost: 1, Reordered: 1}},
+		{"another event under a seq", []string{`{"seq":1}`, `{"seq":2,"x":1}`, `{"seq":2}`, `{"seq":3}`, `{"seq":4}`}, soakFigures{Events: 4, Received: 5, Differing: 1}},
+	} {
+		var got [][]byte
+		for _, g := range tt.got {
+			got = append(got, []byte(g))
+		}
+		if f := compareEvents(got, want); f != tt.want {
+			t.Errorf("%s: got %+v; want %+v", tt.name, f, tt.want)
+		}
+	}
+}
+
+// The soak: a daemon (liarsd run) referees games a client plays over MQTT
+// commands while a persistent QoS 1 subscriber (the same client) records
+// every event and another client sends refused commands (15 a second); the daemon is stopped again and again at random, by kill -9
+// or SIGTERM, and Mosquitto is killed -9 too; at the end every event
+// received is compared with liarsd adjudicate of the journal: none lost,
+// none reordered, none differing (identical repeats are QoS 1's right).
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills daemon processes")
+	}
+	kills := 3
+	if v := os.Getenv(soakKillsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a number of kills", soakKillsEnv, v)
+		}
+		kills = n
+	}
+	brokers := "embedded,mosquitto"
+	if v := os.Getenv(soakBrokersEnv); v != "" {
+		brokers = v
+	}
+	for _, broker := range strings.Split(brokers, ",") {
+		t.Run(broker, func(t *testing.T) {
+			f := soak(t, broker == "mosquitto", kills)
+			t.Logf("soak %s: %s", broker, f)
+			fmt.Printf("soak %s: %s\n", broker, f)
+			if f.Lost > 0 || f.Reordered > 0 || f.Differing > 0 {
+				t.Errorf("%s: %s; want 0 lost, 0 reordered, 0 differing", broker, f)
+			}
+		})
+	}
+}
+
+// soak runs the soak against the embedded broker or Mosquitto.
+func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
+	dir := t.TempDir()
+	c := config.Default()
+	c.Table, c.StateDir = "t1", dir
+	var m *mqtttest.Mosquitto
+	url := ""
+	if mosquitto {
+		// Mosquitto saves its persistence every autosave_interval (1 s
+		// here) by default: a kill -9 loses what it acknowledged since.
+		// autosave_on_changes saves it after every change instead
+		// (docs/mqtt.md).
+		m = mqtttest.StartMosquittoWith(t, "autosave_on_changes true\n")
+		c.Broker.URL, url = m.URL(), m.URL()
+	} else {
+		addr := fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t))
+		c.Broker.Embedded.Listen, c.Broker.Embedded.WebSocket = addr, "off"
+		url = "tcp://" + addr
+	}
+	b, _ := yaml.Marshal(c)
+	cfgPath := filepath.Join(dir, "liarsd.yaml")
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Load(cfgPath); err != nil {
+		t.Fatalf("the soak's configuration: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "daemon.log"))
+			t.Logf("daemon log (last 4 kB):\n%s", log[max(0, len(log)-4096):])
+		}
+	})
+	bin := os.Getenv(soakBinEnv)
+	start := func() (*exec.Cmd, *sync.WaitGroup) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+cfgPath)
+		if bin != "" {
+			cmd = exec.Command(bin, "run", "--config", cfgPath, "--http", "off")
+		}
+		logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		cmd.Stdout, cmd.Stderr = io.Discard, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
+		return cmd, &wg
+	}
+	online := func(sub *mqtttest.Subscriber, mark int) {
+		sub.Wait(t, 30*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
+			for _, m := range ms[mark:] {
+				if m.Topic == "liarsdice/t1/status" && string(m.Payload) == "online" {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	// The embedded broker comes with the daemon: it must be up before
+	// the subscriber's first connection.
+	cmd, wg := start()
+	sub := mqtttest.Subscribe(t, url, "watcher", "liarsdice/t1/#")
+	online(sub, 0)
+	rng := rand.New(rand.NewPCG(36, uint64(time.Now().UnixNano())))
+	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}}
+	for i, s := range []string{"ann", "bob", "cy"} {
+		drv.play[s] = seats.NewSimple(uint64(i))
+	}
+	// A second client sends a refused command about 15 times a second
+	// throughout, stops and restarts included: each is journaled and
+	// published as a rejected event, so events are published at every
+	// moment, also while the subscriber comes back.
+	stopPest := make(chan struct{})
+	pestDone := make(chan struct{})
+	pest := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID("pest").SetCleanSession(false).
+		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
+		SetMaxReconnectInterval(500 * time.Millisecond))
+	pest.Connect()
+	go func() {
+		defer close(pestDone)
+		for i := 0; ; i++ {
+			select {
+			case <-stopPest:
+				return
+			case <-time.After(66 * time.Millisecond):
+			}
+			pest.Publish("liarsdice/t1/cmd", 1, false, fmt.Sprintf(`{"id":"pest-%d","type":"bid","seat":"zed","quantity":1,"face":2}`, i))
+		}
+	}()
+	var f soakFigures
+	for k := 0; k < kills; k++ {
+		until := time.Now().Add(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
+		for time.Now().Before(until) {
+			drv.step(t)
+		}
+		if mosquitto && rng.IntN(4) == 0 {
+			// The broker dies under the daemon, which stays.
+			m.Kill9()
+			f.BrokerKills++
+			continue
+		}
+		// The stop lands while the driver's last command may be anywhere
+		// between the broker, the referee, the journal and the publisher.
+		sig := syscall.SIGKILL
+		if rng.IntN(3) == 0 {
+			sig = syscall.SIGTERM
+			f.Term++
+		} else {
+			f.Kill9++
+		}
+		time.AfterFunc(time.Duration(rng.IntN(15))*time.Millisecond, func() { _ = cmd.Process.Signal(sig) })
+		drv.step(t)
+		wg.Wait()
+		mark := len(sub.Messages())
+		cmd, wg = start()
+		online(sub, mark)
+	}
+	for i := 0; i < 30; i++ {
+		drv.step(t)
+	}
+	close(stopPest)
+	<-pestDone
+	pest.Disconnect(100)
+	time.Sleep(500 * time.Millisecond) // the pest's last commands are answered
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	wg.Wait()
+
+	want := soakAdjudicate(t, bin, c.JournalPath())
+	if len(want) < 20 {
+		t.Fatalf("only %d events over %d runs: the soak played too little", len(want), kills+1)
+	}
+	// What is owed may still be on its way: wait for every seq, or give
+	// up after a minute and count what never came as lost.
+	var got [][]byte
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got = got[:0]
+		for _, m := range sub.On("liarsdice/t1/events") {
+			got = append(got, m.Payload)
+		}
+		f2 := compareEvents(got, want)
+		if f2.Lost > 0 && time.Now().After(deadline) {
+			seen := map[int]bool{}
+			for _, p := range got {
+				var h struct{ Seq int }
+				_ = json.Unmarshal(p, &h)
+				seen[h.Seq] = true
+			}
+			var lost []int
+			for i := 1; i <= len(want) && len(lost) < 20; i++ {
+				if !seen[i] {
+					lost = append(lost, i)
+				}
+			}
+			t.Logf("lost seqs (the first 20): %v", lost)
+		}
+		if f2.Lost == 0 || time.Now().After(deadline) {
+			f2.Kill9, f2.Term, f2.BrokerKills = f.Kill9, f.Term, f.BrokerKills
+			return f2
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// soakAdjudicate returns the journal's events, one line each: liarsd
+// adjudicate's output when bin is set.
+func soakAdjudicate(t *testing.T, bin, journal string) []string {
+	t.Helper()
+	if bin == "" {
+		return adjudicate(t, journal)
+	}
+	out, err := exec.Command(bin, "adjudicate", journal).Output()
+	if err != nil {
+		t.Fatalf("liarsd adjudicate %s: %v", journal, err)
+	}
+	return strings.Split(strings.TrimSpace(string(bytes.TrimSpace(out))), "\n")
+}
