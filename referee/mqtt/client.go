@@ -709,7 +709,14 @@ func (c *Client) Close(ctx context.Context) error {
 	if c.watermark != c.saved || c.markLines != c.savedLines {
 		c.saveWatermarkLocked()
 	}
+	unsent := len(c.queue) > 0 // offline is last: still queued, never said
 	c.mu.Unlock()
+	if unsent && c.cli.IsConnectionOpen() {
+		// The clean disconnect below discards the last will, so say
+		// offline now, past the events still queued (they stay in the
+		// store and go out at the next start).
+		c.cli.Publish(c.topics.Status, 1, true, []byte("offline")).WaitTimeout(2 * time.Second)
+	}
 	c.cli.Disconnect(250)
 	return err
 }
