@@ -35,11 +35,7 @@ BUILD_PKGS := pkg-config g++ libopencv-dev ca-certificates
 TEST_PKGS  := mosquitto
 CHROMIUM_PKGS := chromium chromium-browser
 
-<<<<<<< HEAD
-.PHONY: all build test demo vet bench train train-deps fuzz deps go-toolchain test-deps clean install
-=======
-.PHONY: all build test soak demo vet bench train fuzz deps go-toolchain test-deps clean install
->>>>>>> trust-restart
+.PHONY: all build test soak demo vet bench train train-deps fuzz deps go-toolchain test-deps clean install
 
 all: build
 
