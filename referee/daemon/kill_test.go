@@ -64,6 +64,25 @@ type tableDriver struct {
 	hand string
 	dice map[string][]int
 	play map[string]seats.Player
+	// presets, when set, are the rules of the games the driver starts, in
+	// turn (common-hand only when empty).
+	presets []string
+	games   int
+}
+
+// newGame is the command that starts the driver's next game: three seats,
+// two dice each where the preset takes a number of dice.
+func (d *tableDriver) newGame() map[string]any {
+	rules := "common-hand"
+	if len(d.presets) > 0 {
+		rules = d.presets[d.games%len(d.presets)]
+	}
+	d.games++
+	m := map[string]any{"type": "new_game", "rules": rules, "seats": []string{"ann", "bob", "cy"}, "first": "ann"}
+	if slices.Contains(engine.Presets[rules].Takes, "dice") {
+		m["options"] = map[string]int{"dice": 2}
+	}
+	return m
 }
 
 func (d *tableDriver) state() (engine.Snapshot, bool) {
@@ -98,13 +117,32 @@ func (d *tableDriver) step(t *testing.T) {
 	var line []byte
 	switch s.Phase {
 	case engine.PhaseIdle, engine.PhaseGameOver:
-		line, _ = json.Marshal(map[string]any{"type": "new_game", "rules": "common-hand",
-			"seats": []string{"ann", "bob", "cy"}, "options": map[string]int{"dice": 2}, "first": "ann"})
+		line, _ = json.Marshal(d.newGame())
+	case engine.PhaseOpening:
+		// The seats tied for the first opener roll again (star-board).
+		roll := map[string][]int{}
+		for _, st := range s.Seats {
+			if slices.Contains(s.Rolling, st.Name) {
+				f := make([]int, st.Dice)
+				for i := range f {
+					f[i] = 1 + d.rng.IntN(s.Sides)
+				}
+				roll[st.Name] = f
+			}
+		}
+		line, _ = json.Marshal(map[string]any{"type": engine.ActOpeningRoll, "dice": roll})
 	case engine.PhaseReveal:
 		reveal := map[string][]int{}
 		for _, st := range s.Seats {
 			if st.InHand {
-				reveal[st.Name] = d.dice[st.Name][:st.Dice]
+				f := d.dice[st.Name]
+				for len(f) < st.Dice {
+					// A seat the driver rolled for at fewer dice (a state
+					// seen mid-restart): roll the rest now.
+					f = append(f, 1+d.rng.IntN(6))
+				}
+				d.dice[st.Name] = f
+				reveal[st.Name] = f[:st.Dice]
 			}
 		}
 		line, _ = json.Marshal(map[string]any{"type": "reveal", "dice": reveal})
@@ -112,8 +150,12 @@ func (d *tableDriver) step(t *testing.T) {
 		if s.Turn == nil {
 			return
 		}
+		p, ok := d.play[*s.Turn]
+		if !ok {
+			return
+		}
 		v := seats.View{Snapshot: s, Seat: *s.Turn, Dice: d.dice[*s.Turn]}
-		line = d.play[*s.Turn].Act(v).Line()
+		line = p.Act(v).Line()
 	default:
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"gopkg.in/yaml.v3"
 
+	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
 	"github.com/liarsd/liarsd/referee/seats"
@@ -201,7 +203,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 	sub := mqtttest.Subscribe(t, url, "watcher", "liarsdice/t1/#")
 	online(sub, 0)
 	rng := rand.New(rand.NewPCG(36, uint64(time.Now().UnixNano())))
-	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}}
+	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: engine.PresetNames()}
 	for i, s := range []string{"ann", "bob", "cy"} {
 		drv.play[s] = seats.NewSimple(uint64(i))
 	}
@@ -268,6 +270,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 	if len(want) < 20 {
 		t.Fatalf("only %d events over %d runs: the soak played too little", len(want), kills+1)
 	}
+	t.Logf("presets played: %v", presetsJournaled(t, c.JournalPath()))
 	// What is owed may still be on its way: wait for every seq, or give
 	// up after a minute and count what never came as lost.
 	var got [][]byte
@@ -313,4 +316,32 @@ func soakAdjudicate(t *testing.T, bin, journal string) []string {
 		t.Fatalf("liarsd adjudicate %s: %v", journal, err)
 	}
 	return strings.Split(strings.TrimSpace(string(bytes.TrimSpace(out))), "\n")
+}
+
+// presetsJournaled lists the presets of the games the journal holds, in
+// the order they were first started.
+func presetsJournaled(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.journal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.Contains(line, `"new_game"`) {
+				continue
+			}
+			for _, p := range engine.PresetNames() {
+				if strings.Contains(line, `"rules":"`+p+`"`) && !slices.Contains(seen, p) {
+					seen = append(seen, p)
+				}
+			}
+		}
+	}
+	return seen
 }
