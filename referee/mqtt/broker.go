@@ -719,7 +719,28 @@ func (b *Broker) Close() error {
 	b.order.gate.Lock()
 	b.order.closed.Store(true)
 	b.order.gate.Unlock()
+	// mochi 2.7.9 closes a listener's clients under its clients' read lock
+	// taken twice (GetByListener calls Len): a client connecting or
+	// leaving between the two waits for the write lock, the second read
+	// lock waits behind it, and Close never returns (seen in
+	// TestScoreboardReconnects). Close the listeners and their clients
+	// here under one read lock at a time, and take them out of the
+	// registry, so that the server's Close finds none left to close.
+	b.srv.Listeners.CloseAll(b.closeClients)
+	for _, id := range []string{"tcp", "ws"} {
+		b.srv.Listeners.Delete(id)
+	}
 	return b.srv.Close()
+}
+
+// closeClients disconnects the clients of one listener, as mochi's
+// server would at Close.
+func (b *Broker) closeClients(listener string) {
+	for _, cl := range b.srv.Clients.GetAll() {
+		if cl.Net.Listener == listener && !cl.Closed() {
+			_ = b.srv.DisconnectClient(cl, packets.ErrServerShuttingDown)
+		}
+	}
 }
 
 // Exposed reports whether the embedded broker with these listeners
