@@ -77,7 +77,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // code at once: 0 after -h (its usage is printed), 2 after a usage error
 // (the flag package has named it and printed the usage).
 func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
-	switch err := fs.Parse(args); {
+	switch err := parseInterspersed(fs, args); {
 	case err == nil:
 		return 0, false
 	case errors.Is(err, flag.ErrHelp):
@@ -85,6 +85,30 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
 	default:
 		return 2, true
 	}
+}
+
+// parseInterspersed parses args with fs, taking flags after arguments too
+// (`liarsd read IMG --plain-dice`), as people type them; the standard
+// library stops at the first argument. After "--" everything is an
+// argument. fs.Args() then holds the arguments in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...) // after "--": all arguments
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 // usageError names what is wrong with a subcommand's arguments, prints its
