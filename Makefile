@@ -25,6 +25,10 @@ space   := $() $()
 tagsep   = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(1))))
 GOTAGS  := $(if $(strip $(TAGS)),-tags '$(call tagsep,$(TAGS))',)
 TESTTIMEOUT ?= 15m
+# What liarsd version and the build_info metric say: the VCS revision the
+# Go toolchain stamps (-buildvcs=auto, whatever GOFLAGS says) and the
+# build's date; the Go and OpenCV versions come from the binary itself.
+BUILDINFO := -buildvcs=auto -ldflags '-X github.com/liarsd/liarsd/referee/buildinfo.date=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)'
 
 # System packages: what building needs (ca-certificates for the module
 # proxy), and what the tests start themselves.
@@ -90,7 +94,7 @@ test-deps: deps
 	echo "make: apt offers none of $(CHROMIUM_PKGS) for the browser tests" >&2; exit 1
 
 build: deps
-	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 
 vet: deps
 	$(GO) vet $(GOTAGS) ./...

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -39,5 +42,22 @@ func TestFlagsAfterArguments(t *testing.T) {
 	fs.SetOutput(io.Discard)
 	if code, done := parseFlags(fs, []string{"a.png", "--no-such-flag"}); !done || code != 2 {
 		t.Errorf("an unknown flag after an argument: exit %d, done %v; want 2", code, done)
+	}
+}
+
+// TestVersion prints the version, revision, dates, and Go and OpenCV
+// versions, and refuses arguments.
+func TestVersion(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := runVersion(context.Background(), nil, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{"liarsd ", "\nrevision ", "\ncommitted ", "\nbuilt ", "\ngo1.", "\nOpenCV 4."} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("liarsd version printed %q; want a line with %q", out.String(), want)
+		}
+	}
+	if code := runVersion(context.Background(), []string{"extra"}, nil, io.Discard, io.Discard); code != 2 {
+		t.Errorf("liarsd version extra: exit %d; want 2", code)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/hardware"
 	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/buildinfo"
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/homeassistant"
 	"github.com/liarsd/liarsd/referee/journal"
@@ -104,6 +105,8 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		log.Info("daemon: an older journal (one file, no checksums) was moved into the journal's directory as segment 000000; new lines go to checksummed segments", "path", j.Path())
 	}
 	log.Info("daemon: journal", "path", j.Path(), "lines", j.Lines(), "replay_from_line", resume.Checkpoint.Lines+1, "segments_read", resume.Segments)
+	bi := buildinfo.Get()
+	log.Info("daemon: build", "version", bi.Version, "revision", bi.Revision, "built", bi.Built, "go", bi.Go, "opencv", bi.OpenCV)
 
 	brokerURL, user, password := c.Broker.URL, c.Broker.Username, c.Broker.Password
 	var stored func() // the embedded broker's Sync
@@ -350,7 +353,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		go func() {
 			defer wg.Done()
 			err := homeassistant.Run(bctx, homeassistant.RunOptions{
-				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table},
+				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table, Version: buildinfo.Get().Version},
 				Broker:  brokerURL, Username: user, Password: password,
 				CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 				Logger: log,

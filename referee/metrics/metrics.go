@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/liarsd/liarsd/referee/buildinfo"
+
 	"github.com/liarsd/liarsd/engine"
 )
 
@@ -93,8 +95,14 @@ func New(table string) *Metrics {
 		lastEventSeq: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "last_event_seq",
 			Help: "The seq of the last event published.", ConstLabels: labels}),
 	}
+	bi := buildinfo.Get()
+	build := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
+		Help: "Always 1: the build's version, VCS revision, and Go and OpenCV versions as labels (liarsd version).",
+		ConstLabels: prometheus.Labels{"table": table, "version": bi.Version, "revision": bi.Revision,
+			"goversion": bi.Go, "opencv": bi.OpenCV}})
+	build.Set(1)
 	reg.MustRegister(m.events, m.reveals, m.rejected, m.games, m.reads, m.readSeconds, m.uncertainReads, m.uncertainDice, m.lastEventSeq,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		build, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

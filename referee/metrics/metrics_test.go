@@ -66,6 +66,8 @@ func TestMetrics(t *testing.T) {
 		`liarsd_read_seconds_bucket{table="t1",le="0.2"} 1`,
 		`liarsd_last_event_seq{table="t1"} 5`,
 		`liarsd_mqtt_queue_depth{table="t1"} 3`,
+		`liarsd_build_info{goversion="go`,
+		`opencv="4.`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(got, want) {
