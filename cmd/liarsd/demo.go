@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/computer"
+	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee/demo"
 )
 
@@ -78,6 +80,31 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			if f, ok := v.(float64); ok && f == float64(int(f)) {
 				opts[k] = int(f)
 			}
+		}
+	}
+	// The seats and options as the engine will take them: a refusal is a
+	// refused flag value (exit 2), named once, in the engine's words.
+	p := engine.Presets[*rules]
+	seatsWanted := *nseats
+	if seatsWanted == 0 {
+		seatsWanted = max(4, p.MinSeats)
+	}
+	if seatsWanted < p.MinSeats || seatsWanted > min(p.MaxSeats, 6) {
+		return usageError(fs, stderr, "--seats %d: %s is played here by %d to %d seats", seatsWanted, *rules, p.MinSeats, min(p.MaxSeats, 6))
+	}
+	if opts != nil {
+		line, _ := json.Marshal(map[string]any{"type": "new_game", "rules": *rules,
+			"seats": []string{"ann", "bob", "cy", "dee", "eve", "fay"}[:seatsWanted], "options": opts})
+		a, err := record.Decode(line)
+		if err == nil {
+			_, err = engine.NewTable().Apply(a)
+		}
+		if err != nil {
+			var rej *engine.Rejection
+			if errors.As(err, &rej) {
+				return usageError(fs, stderr, "--options %s: %s (%s takes %s)", *options, rej.Message, *rules, strings.Join(p.Takes, ", "))
+			}
+			return usageError(fs, stderr, "--options %s: %v (%s takes %s)", *options, err, *rules, strings.Join(p.Takes, ", "))
 		}
 	}
 	switch *board {
