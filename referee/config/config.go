@@ -202,7 +202,7 @@ func decode(r io.Reader) (Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(&c); err != nil {
-			return Config{}, err
+			return Config{}, explainYAML(data, err)
 		}
 		// One file is one document: a second one (after ---) would be
 		// silently ignored.
@@ -330,7 +330,7 @@ func (c Config) validate() error {
 			bad("seats: %s: insight must be 0 to %d", s.Name, engine.MaxInsight)
 		}
 	}
-	if len(c.Seats) > 0 || c.StartGame {
+	if _, ok := engine.Presets[c.Rules]; ok && (len(c.Seats) > 0 || c.StartGame) {
 		// The engine checks names, count and options exactly as it will
 		// for the game itself.
 		if a, err := record.Decode(c.NewGameLine()); err != nil {

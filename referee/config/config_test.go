@@ -71,7 +71,7 @@ func TestDocExampleIsTheFile(t *testing.T) {
 
 func TestErrorsNameTheSetting(t *testing.T) {
 	cases := []struct{ yaml, want string }{
-		{"tabel: x", "field tabel not found"},
+		{"tabel: x", `line 1: unknown key "tabel" (the keys here: bluff_check, board,`},
 		{"table: 'my table'", "table:"},
 		{"rules: poker", `rules: no preset "poker"`},
 		{"rules: kids\noptions: {dice: 3}\nseats: [{name: a}, {name: b}]", "kids does not take the option"},
@@ -97,7 +97,10 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		{"log: {level: loud}", "log.level"},
 		{"seats: [{name: a, bluff_bonus: 21}, {name: b}]", "seats: a: bluff_bonus must be -20 to 20"},
 		{"seats: [{name: a, bluff_bonus: 2}, {name: b, computer: true, bluff_bonus: 1}]", "seats: b: a computer seat has insight, not a bluff bonus"},
-		{"camera: {retry: soon}", "line 1: cannot unmarshal !!str `soon` into time.Duration"},
+		{"camera: {retry: soon}", `line 1: camera.retry: "soon" is not a duration (500ms, 2s, 1m)`},
+		{"board: {intensity: 9600}", `line 1: board.intensity: "9600" is not a whole number from 0 to 255`},
+		{"start_game: maybe", `line 1: start_game: "maybe" is not true or false`},
+		{"broker: {urll: x}", `line 1: unknown key "urll" (the keys here: ca_file, client_id,`},
 	}
 	for _, c := range cases {
 		_, err := Decode(strings.NewReader(c.yaml))
@@ -210,7 +213,7 @@ func TestMoreErrorsNameTheSetting(t *testing.T) {
 			"config: seats: ann and bob are both at x 0, y 0: with a camera and no calibration, each seat needs its own position"},
 		{"seats: [{name: ann}, {name: bob}]\nboard: {driver: sim, seats: [ann, Bob], track: {number_spaces: 10}}",
 			"config: board.seats: bob is a seat of the table but not of the board (board seats: ann, Bob)"},
-		{"tabel: x", "config: yaml: unmarshal errors:\n  line 1: field tabel not found"},
+		{"tabel: x", `config: line 1: unknown key "tabel"`},
 	}
 	for _, c := range cases {
 		_, err := Decode(strings.NewReader(c.yaml))
@@ -239,5 +242,17 @@ func TestMoreValidSettings(t *testing.T) {
 		if _, err := Decode(strings.NewReader(y)); err != nil {
 			t.Errorf("%q: got %v; want it valid", y, err)
 		}
+	}
+}
+
+// TestABadPresetIsNamedOnce: an unknown preset is one error, in words, not
+// again in Go's slice syntax from the engine's check of the seats.
+func TestABadPresetIsNamedOnce(t *testing.T) {
+	_, err := Decode(strings.NewReader("table: t1\nrules: poker\nseats:\n  - name: ann\n  - name: bob\n"))
+	if err == nil {
+		t.Fatal("rules: poker: no error")
+	}
+	if got := strings.Count(err.Error(), "poker"); got != 1 || strings.Contains(err.Error(), "[") {
+		t.Errorf("got %q; want the preset named once, with the presets listed in words", err)
 	}
 }
