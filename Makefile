@@ -202,7 +202,11 @@ install: build
 	@if [ -e $(DESTDIR)/etc/liarsd/liarsd.yaml ]; then \
 		echo "make: keeping /etc/liarsd/liarsd.yaml (the example is docs/install/liarsd.yaml)"; \
 	else \
-		$(SUDO) install -D -m 0640 -g liarsd docs/install/liarsd.yaml $(DESTDIR)/etc/liarsd/liarsd.yaml; \
+		pw=$$(head -c 12 /dev/urandom | base64 | tr -d '/+='); \
+		sed "s/change-this-password/$$pw/" docs/install/liarsd.yaml > bin/liarsd.yaml; \
+		$(SUDO) install -D -m 0640 -g liarsd bin/liarsd.yaml $(DESTDIR)/etc/liarsd/liarsd.yaml; \
+		rm -f bin/liarsd.yaml; \
+		echo "make: /etc/liarsd/liarsd.yaml's operator password is $$pw (the example's is refused beyond loopback)"; \
 	fi
 	$(SUDO) $(DESTDIR)$(PREFIX)/bin/liarsd run --check --config $(DESTDIR)/etc/liarsd/liarsd.yaml || true
 	@if [ -d /run/systemd/system ]; then $(SUDO) systemctl daemon-reload && $(SUDO) systemctl enable liarsd; fi

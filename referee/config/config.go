@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -166,6 +167,11 @@ func Default() Config {
 		Log:    Log{Level: "info", Format: "text"},
 	}
 }
+
+// ExamplePassword is the password of docs/install/liarsd.yaml's operator:
+// a broker that listens beyond loopback refuses it, since anyone who read
+// the docs knows it.
+const ExamplePassword = "change-this-password"
 
 // Load reads the file at path over the defaults and validates it.
 func Load(path string) (Config, error) {
@@ -395,6 +401,13 @@ func (c Config) validate() error {
 		// would refuse at start.
 		if err := mqtt.CheckExposure(c.Broker.Embedded.Listen, ws, c.Broker.Embedded.Users); err != nil {
 			bad("broker.embedded.users: %v", err)
+		}
+		if mqtt.Exposed(c.Broker.Embedded.Listen, ws) {
+			for _, name := range slices.Sorted(maps.Keys(c.Broker.Embedded.Users)) {
+				if c.Broker.Embedded.Users[name] == ExamplePassword {
+					bad("broker.embedded.users: %s has the example configuration's password %q, and the broker listens beyond loopback: choose another", name, ExamplePassword)
+				}
+			}
 		}
 	}
 	switch c.Camera.View {

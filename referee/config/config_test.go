@@ -256,3 +256,18 @@ func TestABadPresetIsNamedOnce(t *testing.T) {
 		t.Errorf("got %q; want the preset named once, with the presets listed in words", err)
 	}
 }
+
+// TestExamplePasswordBeyondLoopback: the install example's password is
+// refused where the broker listens beyond loopback, and allowed on it.
+func TestExamplePasswordBeyondLoopback(t *testing.T) {
+	conf := func(listen string) string {
+		return "table: t1\nbroker:\n  embedded:\n    listen: " + listen + "\n    users:\n      operator: " + ExamplePassword + "\n"
+	}
+	_, err := Decode(strings.NewReader(conf("0.0.0.0:1883")))
+	if err == nil || !strings.Contains(err.Error(), "operator has the example configuration's password") {
+		t.Errorf("beyond loopback: got %v; want the example password refused", err)
+	}
+	if _, err := Decode(strings.NewReader(conf("127.0.0.1:1883"))); err != nil {
+		t.Errorf("on loopback: got %v; want it accepted", err)
+	}
+}

@@ -1,10 +1,12 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -117,7 +119,16 @@ func TestStart(t *testing.T) {
 // TestExampleConfig keeps docs/install/liarsd.yaml, the configuration
 // `make install` installs, valid and serving browsers on the network.
 func TestExampleConfig(t *testing.T) {
-	c, err := config.Load("../../../docs/install/liarsd.yaml")
+	example, err := os.ReadFile("../../../docs/install/liarsd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As it stands, its password is refused: it listens beyond loopback.
+	if _, err := config.Decode(bytes.NewReader(example)); err == nil || !strings.Contains(err.Error(), config.ExamplePassword) {
+		t.Errorf("the example as it stands: got %v; want its example password refused", err)
+	}
+	// make install puts a random password in its place.
+	c, err := config.Decode(bytes.NewReader(bytes.ReplaceAll(example, []byte(config.ExamplePassword), []byte("k3Xq9vLr2Tz8"))))
 	if err != nil {
 		t.Fatalf("the example configuration: %v", err)
 	}
