@@ -93,13 +93,20 @@ test-deps: deps
 	done; \
 	echo "make: apt offers none of $(CHROMIUM_PKGS) for the browser tests" >&2; exit 1
 
+# gocv_hint says so when gocv is not in Go's build cache: compiling its
+# OpenCV bindings takes minutes with nothing on screen.
+gocv_hint = @if $(GO) build $(GOTAGS) -n ./cmd/liarsd 2>&1 | grep -q '^\# gocv.io/x/gocv$$'; then \
+	echo "make: the first build compiles gocv's OpenCV bindings: several minutes (8 or more on a Raspberry Pi) with no output; later builds take seconds"; fi
+
 build: deps
+	$(gocv_hint)
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 
 vet: deps
 	$(GO) vet $(GOTAGS) ./...
 
 test: test-deps
+	$(gocv_hint)
 	$(GO) vet $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
 	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
