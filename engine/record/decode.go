@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -38,6 +39,16 @@ type line struct {
 	BluffBonus map[string]wholeNumber  `json:"bluff_bonus"`
 	BluffCheck *bool                   `json:"bluff_check"`
 	Bluff      *bool                   `json:"bluff"`
+}
+
+// onlyKnown reports whether every field of a line is type or one of names.
+func onlyKnown(fields map[string]json.RawMessage, names []string) bool {
+	for k := range fields {
+		if k != "type" && !slices.Contains(names, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldsOf names the fields each type of line has besides type. Decode
@@ -125,15 +136,21 @@ func Decode(b []byte) (engine.Action, error) {
 	if !ok {
 		return engine.Action{}, badInput("unknown type %q", typ)
 	}
-	known := make(map[string]json.RawMessage, len(names)+1)
-	for _, n := range append([]string{"type"}, names...) {
-		if raw, ok := fields[n]; ok {
-			known[n] = raw
+	// Fields the type does not have are left out by their exact names (Go's
+	// decoder would match "Seat" to seat). A line with none such, as a
+	// line almost always is, decodes as it stands; only the others are
+	// written again with their known fields alone.
+	if !onlyKnown(fields, names) {
+		known := make(map[string]json.RawMessage, len(names)+1)
+		for _, n := range append([]string{"type"}, names...) {
+			if raw, ok := fields[n]; ok {
+				known[n] = raw
+			}
 		}
-	}
-	b, err := json.Marshal(known)
-	if err != nil {
-		return engine.Action{}, badInput("the line is not JSON: %v", err)
+		var err error
+		if b, err = json.Marshal(known); err != nil {
+			return engine.Action{}, badInput("the line is not JSON: %v", err)
+		}
 	}
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
