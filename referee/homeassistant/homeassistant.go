@@ -148,8 +148,8 @@ func Configs(o Options, s engine.Snapshot) []Message {
 		DeviceClass: "connectivity", EntityCategory: "diagnostic"})
 	add("sensor", "phase", Config{Name: "Phase", StateTopic: state, ValueTemplate: "{{ value_json.phase }}", Icon: "mdi:dice-multiple"})
 	add("sensor", "rules", Config{Name: "Rules", StateTopic: state, ValueTemplate: "{{ value_json.rules or 'none' }}", Icon: "mdi:book-open-variant"})
-	add("sensor", "game", Config{Name: "Game", StateTopic: state, ValueTemplate: "{{ value_json.game }}", StateClass: "measurement", Icon: "mdi:counter"})
-	add("sensor", "hand", Config{Name: "Hand", StateTopic: state, ValueTemplate: "{{ value_json.hand }}", StateClass: "measurement", Icon: "mdi:counter"})
+	add("sensor", "game", Config{Name: "Game", StateTopic: state, ValueTemplate: "{{ value_json.game }}", Icon: "mdi:counter"})
+	add("sensor", "hand", Config{Name: "Hand", StateTopic: state, ValueTemplate: "{{ value_json.hand }}", Icon: "mdi:counter"})
 	add("sensor", "turn", Config{Name: "Turn", StateTopic: state, ValueTemplate: "{{ value_json.turn or 'none' }}", Icon: "mdi:account-arrow-right"})
 	add("sensor", "bid", Config{Name: "Current bid", StateTopic: state,
 		ValueTemplate:       "{% if value_json.bid %}{{ value_json.bid.quantity }} x {{ 'star' if (value_json.star_die and value_json.bid.face == 1) else value_json.bid.face }}{% else %}none{% endif %}",

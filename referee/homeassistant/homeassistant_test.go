@@ -119,6 +119,11 @@ func TestConfigsSchema(t *testing.T) {
 			if !strings.HasPrefix(st, "liarsdice/t1/") {
 				t.Errorf("%s: %s: state_topic %q is not one of the table's", name, m.Topic, st)
 			}
+			if key := sub[2]; (key == "game" || key == "hand") && c["state_class"] != nil {
+				// A game or hand number is an ordinal, not a measurement:
+				// Home Assistant would graph and average it.
+				t.Errorf("%s: %s: state_class %v; want none for an ordinal counter", name, m.Topic, c["state_class"])
+			}
 			tmpl, _ := c["value_template"].(string)
 			for _, ref := range valueJSON.FindAllStringSubmatch(tmpl, -1) {
 				if !known[ref[1]] {
