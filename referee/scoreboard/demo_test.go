@@ -180,6 +180,11 @@ func TestVenueTwoDemoTables(t *testing.T) {
 	if err := p.Eval(context.Background(), `document.querySelector('.venue-table[data-table="hall-2"]').getAttribute('href')`, &href); err != nil || href != "./?table=hall-2" {
 		t.Errorf("hall-2's link: got %q (%v); want ./?table=hall-2", href, err)
 	}
+	// Spectators see the tables, not the broker's plumbing.
+	var header string
+	if err := p.Eval(context.Background(), `document.querySelector('header').innerText`, &header); err != nil || strings.Contains(header, "/+/") || strings.Contains(header, "topic") {
+		t.Errorf("the venue page's header: got %q (%v); want no broker topics", header, err)
+	}
 }
 
 func jsString(s string) string {

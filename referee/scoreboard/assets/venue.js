@@ -89,7 +89,6 @@
   L.loadConfig().then(function (c) {
     cfg = c;
     prefix = new URLSearchParams(location.search).get('prefix') || cfg.prefix;
-    document.getElementById('prefix').textContent = prefix;
     render();
     L.connect(L.brokerURL(cfg), [prefix + '/+/state', prefix + '/+/status'], onMessage, function (s) {
       L.showConn(document.getElementById('conn'), s);
