@@ -128,11 +128,12 @@ soak: build test-deps
 
 # demo plays the referee on its embedded defaults until Ctrl-C. DURATION
 # (e.g. DURATION=25s) makes it end by itself; RULES, SEATS, SEED, BROKER
-# and DEMO_FLAGS (any other flags of liarsd demo) change the game.
+# (with BROKER_WS, its WebSocket URL for the pages) and DEMO_FLAGS (any
+# other flags of liarsd demo) change the game.
 RULES ?= star-board
 demo: build
 	./$(BIN) demo --rules $(RULES) $(if $(SEATS),--seats $(SEATS)) $(if $(DURATION),--duration $(DURATION)) \
-		$(if $(SEED),--seed $(SEED)) $(if $(BROKER),--broker $(BROKER)) $$([ -t 1 ] && echo --color) $(DEMO_FLAGS)
+		$(if $(SEED),--seed $(SEED)) $(if $(BROKER),--broker $(BROKER)) $(if $(BROKER_WS),--broker-websocket $(BROKER_WS)) $$([ -t 1 ] && echo --color) $(DEMO_FLAGS)
 
 # bench prints the project's figures: Go benchmarks of every package.
 bench: deps

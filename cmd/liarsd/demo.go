@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	nseats := fs.Int("seats", 0, "number of seats, 2 to 6 (default 4, or the preset's minimum)")
 	options := fs.String("options", "", `preset options as JSON, e.g. '{"dice":3}'`)
 	broker := fs.String("broker", "", "external broker URL (default: an embedded broker on 127.0.0.1:1883, or a free port)")
+	brokerWS := fs.String("broker-websocket", "", "with --broker, where browsers reach its WebSocket listener (ws://host:9001 or wss://...): the scoreboard pages need it")
 	user := fs.String("username", "", "broker user name")
 	password := fs.String("password", "", "broker password")
 	listen := fs.String("listen", "", "embedded broker address (default 127.0.0.1:1883, or a free port when taken)")
@@ -107,6 +109,15 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 			return usageError(fs, stderr, "--options %s: %v (%s takes %s)", *options, err, *rules, strings.Join(p.Takes, ", "))
 		}
 	}
+	if *brokerWS != "" {
+		u, err := url.Parse(*brokerWS)
+		switch {
+		case *broker == "":
+			return usageError(fs, stderr, "--broker-websocket: only with --broker (the embedded broker serves its own)")
+		case err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "":
+			return usageError(fs, stderr, "--broker-websocket %q: want a ws:// or wss:// URL with a host", *brokerWS)
+		}
+	}
 	switch *board {
 	case "line", "stream", "off":
 	default:
@@ -126,7 +137,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	err := demo.Run(ctx, demo.Options{
 		Rules: *rules, Seats: *nseats, Options: opts,
-		Broker: *broker, Username: *user, Password: *password, Listen: *listen, HTTP: *httpAddr, Table: *table,
+		Broker: *broker, BrokerWebSocket: *brokerWS, Username: *user, Password: *password, Listen: *listen, HTTP: *httpAddr, Table: *table,
 		Seed: *seed, Level: *levelName, Pace: *pace, Games: *games, StateDir: *stateDir,
 		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),

@@ -115,6 +115,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"demo", "--board", "wall"}, `--board "wall"`},
 		{[]string{"demo", "--options", "{bad"}, "--options"},
 		{[]string{"demo", "--seats", "9"}, "--seats 9: star-board is played here by 2 to 6 seats"},
+		{[]string{"demo", "--broker-websocket", "ws://h:9001"}, "--broker-websocket: only with --broker"},
+		{[]string{"demo", "--broker", "tcp://h:1883", "--broker-websocket", "http://h:9001"}, `--broker-websocket "http://h:9001": want a ws:// or wss:// URL`},
 		{[]string{"demo", "--options", `{"dice":99}`}, "option dice must be 1 to 20, not 99 (star-board takes dice, die_hard, show_reroll)"},
 		{[]string{"demo", "--rules", "kids", "--options", `{"dice":3}`}, `kids does not take the option "dice"`},
 		{[]string{"hwtest"}, "which board?"},

@@ -38,7 +38,10 @@ type Options struct {
 	// Broker is an external broker's URL; "" starts the embedded one on
 	// Listen (127.0.0.1:1883, or a free port when that one is taken).
 	Broker, Username, Password string
-	Listen                     string
+	// BrokerWebSocket is where browsers reach the external broker's
+	// WebSocket listener (ws://host:9001), for the scoreboard pages.
+	BrokerWebSocket string
+	Listen          string
 	// HTTP is the scoreboard's address (127.0.0.1:8080, or a free port
 	// when that one is taken); "off" for none. The embedded broker's
 	// WebSocket listener for it is 127.0.0.1:1884 (or a free port).
@@ -124,6 +127,7 @@ func Run(ctx context.Context, o Options) error {
 		c.Seats = append(c.Seats, config.Seat{Name: pos.Name, X: pos.X, Y: pos.Y})
 	}
 	c.Broker.URL, c.Broker.Username, c.Broker.Password = o.Broker, o.Username, o.Password
+	c.Broker.WebSocket = o.BrokerWebSocket
 	c.Broker.Embedded.WebSocket = "off"
 	httpAddr := o.HTTP
 	if httpAddr == "" {
