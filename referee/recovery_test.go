@@ -67,33 +67,19 @@ func TestReplayIsAdjudicateOfAnOddJournal(t *testing.T) {
 // not journaled twice, and no second rejected event under a new seq.
 func TestRedeliveredRefusedCommandIsNotJournaledTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t1.journal")
-	submit := func(h *harness, line string, redelivered bool) referee.Reply {
-		t.Helper()
-		ch := make(chan referee.Reply, 1)
-		if err := h.ref.SubmitCommand([]byte(line), redelivered, func(r referee.Reply) { ch <- r }); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case r := <-ch:
-			return r
-		case <-time.After(20 * time.Second):
-			t.Fatalf("%s: no reply", line)
-		}
-		return referee.Reply{}
-	}
 	h := start(t, path, referee.Config{})
-	submit(h, `{"id":"g","type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`, false)
+	command(t, h, `{"id":"g","type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":1}`, false)
 	bad := `{"id":"x1","type":"bid","seat":"bob","quantity":1,"face":2}`
-	first := submit(h, bad, false)
+	first := command(t, h, bad, false)
 	if first.OK || first.Reason != engine.NotYourTurn || first.Seq != 2 {
 		t.Fatalf("bob out of turn: got %+v; want not_your_turn at seq 2", first)
 	}
-	if got := submit(h, bad, true); got.OK || got.Reason != first.Reason || got.Message != first.Message || got.Seq != 2 || string(got.ID) != `"x1"` {
+	if got := command(t, h, bad, true); got.OK || got.Reason != first.Reason || got.Message != first.Message || got.Seq != 2 || string(got.ID) != `"x1"` {
 		t.Errorf("redelivered: got %+v; want the first answer %+v", got, first)
 	}
 	h.stop()
 	h2 := start(t, path, referee.Config{})
-	if got := submit(h2, bad, true); got.OK || got.Reason != first.Reason || got.Message != first.Message || got.Seq != 2 {
+	if got := command(t, h2, bad, true); got.OK || got.Reason != first.Reason || got.Message != first.Message || got.Seq != 2 {
 		t.Errorf("redelivered after a restart: got %+v; want the first answer %+v", got, first)
 	}
 	h2.stop()

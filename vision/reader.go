@@ -104,6 +104,9 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 	found, probs = wholeDice(found, probs, r.bars.None)
 	dice := make([]Die, 0, len(found))
 	for i, c := range found {
+		if r.noDie(c, probs[i]) {
+			continue // no pip count for a place that is no die
+		}
 		d, keep := r.decide(c, probs[i], countPips(bgr, c.x, c.y, c.extent))
 		if !keep {
 			continue
@@ -189,34 +192,12 @@ func (r *Reader) onTheBoard(bgr gocv.Mat, cs []candidate) ([]candidate, error) {
 // is sure: bars.Agreed sure when the counter reads the same face,
 // bars.Alone sure when the counter cannot make the face out.
 func (r *Reader) decide(c candidate, probs [faceClasses]float64, pips pipRead) (Die, bool) {
-	sure := c.p >= r.bars.Found
-	none := probs[classNone]
-	best := 0
-	for k := 1; k <= classStar; k++ {
-		if probs[k] > probs[best] {
-			best = k
-		}
-	}
-	p := probs[best]
-	face, star := best+1, best == classStar
-	if star {
-		face = 1
-	}
-	if r.opts.StarDice && face == 1 {
-		// The star and a plain 1 are the same face of these dice.
-		p, star = probs[0]+probs[classStar], true
-	}
-	if r.opts.PlainDice && face == 1 && !star {
-		// A plain 1 the classifier also finds a little star-like is a 1.
-		p = probs[0] + probs[classStar]
-	}
-	// The classifier's "no die" at its bar drops the place even where the
-	// finder is sure (a tray's corner, a printed square): the referee
-	// knows how many dice each seat has, so a die lost here still asks
-	// for a look, while an uncertain phantom would ask at every call.
-	if none >= r.bars.None || (!sure && none > p) {
+	if r.noDie(c, probs) {
 		return Die{}, false
 	}
+	sure := c.p >= r.bars.Found
+	none := probs[classNone]
+	face, star, p := r.likeliest(probs)
 	d := Die{X: c.x, Y: c.y, Size: c.extent, Face: face, Star: star,
 		Net: &Opinion{Face: face, Star: star, Probability: round3(p)}}
 	if pips.face != 0 {
@@ -264,6 +245,43 @@ func (r *Reader) decide(c candidate, probs [faceClasses]float64, pips pipRead) (
 	}
 	r.applyView(&d)
 	return d, true
+}
+
+// likeliest returns the classifier's likeliest face and its probability,
+// with the dice's 1 as the options know it: on star dice the star and a
+// plain 1 are one face, the star; on plain dice a 1 the classifier also
+// finds a little star-like is a 1.
+func (r *Reader) likeliest(probs [faceClasses]float64) (face int, star bool, p float64) {
+	best := 0
+	for k := 1; k <= classStar; k++ {
+		if probs[k] > probs[best] {
+			best = k
+		}
+	}
+	p = probs[best]
+	face, star = best+1, best == classStar
+	if star {
+		face = 1
+	}
+	switch {
+	case r.opts.StarDice && face == 1:
+		p, star = probs[0]+probs[classStar], true
+	case r.opts.PlainDice && face == 1 && !star:
+		p = probs[0] + probs[classStar]
+	}
+	return face, star, p
+}
+
+// noDie reports whether a place is dropped: the classifier's "no die" at
+// its bar drops it even where the finder is sure (a tray's corner, a
+// printed square: the referee knows how many dice each seat has, so a die
+// lost here still asks for a look, while an uncertain phantom would ask at
+// every call), and "no die" likelier than any face drops a place the
+// finder doubts.
+func (r *Reader) noDie(c candidate, probs [faceClasses]float64) bool {
+	_, _, p := r.likeliest(probs)
+	none := probs[classNone]
+	return none >= r.bars.None || (c.p < r.bars.Found && none > p)
 }
 
 // confidence maps the classifier's probability p to a Die's confidence:

@@ -190,20 +190,7 @@ func TestKill9AndRestart(t *testing.T) {
 	// Small segments: kills land around new segments too, and each start
 	// resumes from a checkpoint.
 	c.JournalSegmentLines = 5
-	b, _ := yaml.Marshal(c)
-	cfgPath := filepath.Join(dir, "liarsd.yaml")
-	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := config.Load(cfgPath); err != nil {
-		t.Fatalf("the test's configuration: %v", err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			log, _ := os.ReadFile(filepath.Join(dir, "daemon.log"))
-			t.Logf("daemon log:\n%s", log)
-		}
-	})
+	cfgPath := writeDaemonConfig(t, dir, c)
 	sub := mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
 	rng := rand.New(rand.NewPCG(42, uint64(time.Now().UnixNano())))
 	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}}
@@ -305,4 +292,26 @@ func TestKill9AndRestart(t *testing.T) {
 	repeated := strings.Count(string(log), "referee: a command id seen before")
 	t.Logf("%d kills, %d games, %d events (%d rejected), %d event messages received (repeats allowed), %d commands sent, %d commands sent again answered without applying them again",
 		kills, games, len(want), rejected, len(evs), drv.seq, repeated)
+}
+
+// writeDaemonConfig writes c as dir/liarsd.yaml for a daemon process, checks
+// that the daemon would load it, and logs the daemon's log (dir/daemon.log)
+// if the test fails. It returns the file's path.
+func writeDaemonConfig(t *testing.T, dir string, c config.Config) string {
+	t.Helper()
+	b, _ := yaml.Marshal(c)
+	path := filepath.Join(dir, "liarsd.yaml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Load(path); err != nil {
+		t.Fatalf("the test's configuration: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "daemon.log"))
+			t.Logf("daemon log (last 4 kB):\n%s", log[max(0, len(log)-4096):])
+		}
+	})
+	return path
 }

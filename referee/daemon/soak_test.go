@@ -18,7 +18,6 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
-	"gopkg.in/yaml.v3"
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/referee/config"
@@ -156,20 +155,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 		c.Broker.Embedded.Listen, c.Broker.Embedded.WebSocket = addr, "off"
 		url = "tcp://" + addr
 	}
-	b, _ := yaml.Marshal(c)
-	cfgPath := filepath.Join(dir, "liarsd.yaml")
-	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := config.Load(cfgPath); err != nil {
-		t.Fatalf("the soak's configuration: %v", err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			log, _ := os.ReadFile(filepath.Join(dir, "daemon.log"))
-			t.Logf("daemon log (last 4 kB):\n%s", log[max(0, len(log)-4096):])
-		}
-	})
+	cfgPath := writeDaemonConfig(t, dir, c)
 	bin := os.Getenv(soakBinEnv)
 	start := func() (*exec.Cmd, *sync.WaitGroup) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
