@@ -76,9 +76,9 @@ func (r *Referee) maybeCapture() {
 	r.updateStatus()
 	go func() {
 		start := r.cfg.Clock.Now()
-		dice, err := r.read()
+		dice, fr, err := r.read()
 		took := r.cfg.Clock.Now().Sub(start)
-		r.post(func() { r.captured(version, attempt, kind, want, dice, took, err) })
+		r.post(func() { r.captured(version, attempt, kind, want, dice, fr, took, err) })
 	}()
 }
 
@@ -112,8 +112,9 @@ func (r *Referee) noteAccepted(a engine.Action) {
 	}
 }
 
-// read captures an image and reads its dice.
-func (r *Referee) read() (dice []vision.Die, err error) {
+// read captures an image and reads its dice; the frame goes to the
+// operator page.
+func (r *Referee) read() (dice []vision.Die, fr frame, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("referee: reading the table: %v", p)
@@ -121,17 +122,19 @@ func (r *Referee) read() (dice []vision.Die, err error) {
 	}()
 	img, err := r.cfg.Camera.Capture()
 	if err != nil {
-		return nil, fmt.Errorf("camera: %w", err)
+		return nil, fr, fmt.Errorf("camera: %w", err)
 	}
 	defer img.Close()
 	if img.Empty() {
-		return nil, errors.New("camera: empty image")
+		return nil, fr, errors.New("camera: empty image")
 	}
-	return r.cfg.Reader.Read(img)
+	dice, err = r.cfg.Reader.Read(img)
+	fr.jpeg, fr.w, fr.h = frameJPEG(img)
+	return dice, fr, err
 }
 
 // captured takes a read's result on the referee's goroutine.
-func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, took time.Duration, err error) {
+func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, fr frame, took time.Duration, err error) {
 	r.capture.running = false
 	if version != r.accepted {
 		// The table moved on meanwhile (an operator entered the dice).
@@ -141,11 +144,13 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 	what := strings.ReplaceAll(kind, "_", " ")
 	if err != nil {
 		r.onRead(took, "error", 0)
+		r.keepRead(kind, attempt, want, fr, nil, Look{}, err)
 		r.log.Warn("referee: reading the "+what+" failed", "attempt", attempt, "err", err)
 		r.needsLook(attempt, Look{}, err.Error())
 		return
 	}
 	look := CheckRead(dice, r.cfg.Zones, want)
+	r.keepRead(kind, attempt, want, fr, dice, look, nil)
 	if !look.OK {
 		r.onRead(took, "needs_look", len(look.Doubts))
 		r.log.Warn("referee: the "+what+" needs a look", "attempt", attempt, "dice_read", len(dice), "doubts", len(look.Doubts), "message", look.Message(), "took", took)

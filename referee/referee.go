@@ -131,6 +131,8 @@ type Referee struct {
 	appliedBytes int
 	capture      captureState
 	comp         *computers
+	// reads keeps the camera's last read for the operator page.
+	reads operatorReads
 }
 
 type input struct {
@@ -605,6 +607,10 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 		err = r.refuseForComputer(a, source)
 		refusedForComputer = err != nil
 	}
+	var before engine.Snapshot
+	if err == nil && (a.Type == engine.ActReveal || a.Type == engine.ActOpeningRoll) {
+		before = r.table.Snapshot()
+	}
 	if err == nil {
 		evs, err = r.table.Apply(a)
 	}
@@ -643,6 +649,7 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	r.lines = append(r.lines, journaled)
 	r.accepted++
 	r.noteAccepted(a)
+	r.noteRead(a, source, before)
 	if a.Type == engine.ActNewGame {
 		r.game = nil
 	}

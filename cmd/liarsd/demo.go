@@ -47,6 +47,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	board := fs.String("board", "line", "simulated board: line (after each move), stream (every frame) or off")
 	ansi := fs.Bool("color", false, "draw the board in colour (ANSI)")
 	stateDir := fs.String("state-dir", "", "keep the journal and MQTT store here (default: a temporary directory)")
+	doubt := fs.Float64("doubt", 0, "share of reveals (0 to 1) at which the camera misses one die, for the operator page (/operator) to fix")
 	verbose := fs.Bool("v", false, "log the referee's work (info level) to standard error")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd demo [flags]\n\nPlays Liar's Dice on a simulated table: computer seats roll seeded dice, a\nsynthetic camera renders them at each reveal, the vision reader reads them,\nthe engine resolves, a simulated board lights and every event goes out on\nMQTT. Ctrl-C (or --duration) stops it cleanly.")
@@ -123,6 +124,9 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	default:
 		return usageError(fs, stderr, "--board %q: want line, stream or off", *board)
 	}
+	if *doubt < 0 || *doubt > 1 || *doubt != *doubt {
+		return usageError(fs, stderr, "--doubt %v: want a share from 0 to 1 (0.2: one reveal in five)", *doubt)
+	}
 	if *duration < 0 {
 		return usageError(fs, stderr, "--duration %v: want 0 (until Ctrl-C) or more", *duration)
 	}
@@ -139,7 +143,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		Rules: *rules, Seats: *nseats, Options: opts,
 		Broker: *broker, BrokerWebSocket: *brokerWS, Username: *user, Password: *password, Listen: *listen, HTTP: *httpAddr, Table: *table,
 		Seed: *seed, Level: *levelName, Pace: *pace, Games: *games, StateDir: *stateDir,
-		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true,
+		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true, Doubt: *doubt,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})
 	if err != nil {

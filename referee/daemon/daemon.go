@@ -307,6 +307,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		return metrics.Broker{Connected: s.Connected, Failures: s.Failures, LastError: s.LastError}
 	})
 	site := web.FromConfig(c, o.HTTP, m, log)
+	site.Reads = r
 	if wsAddr != "" {
 		site.WebSocket = wsAddr
 	}

@@ -68,6 +68,15 @@ type Options struct {
 	// Watch subscribes to the events topic and reports, at the end, what a
 	// subscriber received.
 	Watch bool
+	// Doubt is the share of reveals (0 to 1) at which the camera does not
+	// see one die, so that the operator page has something to fix.
+	Doubt float64
+	// WebStarted, when set, is called with the scoreboard's address once
+	// it listens (the operator page is its /operator).
+	WebStarted func(url string)
+	// OperatorAfter is how long a reveal that needs a look waits before
+	// the demo's own operator enters the dice (3 s).
+	OperatorAfter time.Duration
 }
 
 // Run plays the demo until ctx is done or the games are played.
@@ -87,6 +96,12 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Pace < 0 {
 		return errors.New("demo: negative pace")
+	}
+	if o.Doubt < 0 || o.Doubt > 1 || o.Doubt != o.Doubt {
+		return fmt.Errorf("demo: doubt %v: want a share from 0 to 1", o.Doubt)
+	}
+	if o.OperatorAfter <= 0 {
+		o.OperatorAfter = 3 * time.Second
 	}
 	if o.Table == "" {
 		o.Table = "demo"
@@ -163,13 +178,14 @@ func Run(ctx context.Context, o Options) error {
 	out := newNarrator(o.Out, o.BoardMode)
 	table := NewTable(o.Seed)
 	cam := NewCamera(table, layout, p.StarDie, o.Seed)
+	cam.Doubt = o.Doubt
 	defer cam.Close()
 	drv := NewDriver()
 	drv.Camera = cam
 	drv.Table = table
 	drv.Pace = o.Pace
 	drv.Games = o.Games
-	drv.OperatorAfter = 3 * time.Second
+	drv.OperatorAfter = o.OperatorAfter
 	drv.Say = out.say
 	drv.Players = map[string]seats.Player{}
 	if o.Level == "" {
@@ -216,7 +232,10 @@ func Run(ctx context.Context, o Options) error {
 		SimOutput: boardOut, ANSI: o.ANSI,
 		HTTP: httpAddr,
 		WebStarted: func(url string) {
-			out.say("liarsd demo: the scoreboard is at %s (all tables: %svenue)", url, url)
+			out.say("liarsd demo: the scoreboard is at %s (all tables: %svenue; the operator: %soperator)", url, url, url)
+			if o.WebStarted != nil {
+				o.WebStarted(url)
+			}
 		},
 		Started: func(ref *referee.Referee, url string) {
 			out.say("liarsd demo: table %q, %s, %d seats; MQTT at %s (topics %s/%s/#)", o.Table, o.Rules, o.Seats, url, c.Broker.Prefix, o.Table)

@@ -10,6 +10,7 @@ package demo
 
 import (
 	"fmt"
+	"hash/fnv"
 	"image"
 	"math"
 	"math/rand/v2"
@@ -143,6 +144,11 @@ type Camera struct {
 	layout Layout
 	star   bool
 	seed   uint64
+	// Doubt is the share of lies of the dice (0 to 1) in which one die is
+	// hidden from the camera (under a glass, behind a hand): the read
+	// then needs a look, for the operator page to fix. The same lie
+	// hides the same die at every capture, as a real obstruction would.
+	Doubt float64
 
 	mu      sync.Mutex
 	frame   uint64
@@ -263,8 +269,12 @@ func (c *Camera) render(all map[string][]int, frame uint64) (gocv.Mat, error) {
 	if c.star {
 		one = synth.FilledStar
 	}
+	hideSeat, hideDie := c.hidden(all)
 	for i, p := range c.layout.Positions() {
 		faces := all[p.Name]
+		if p.Name == hideSeat {
+			faces = slices.Delete(slices.Clone(faces), hideDie, hideDie+1)
+		}
 		if len(faces) == 0 {
 			continue
 		}
@@ -290,6 +300,37 @@ func (c *Camera) render(all map[string][]int, frame uint64) (gocv.Mat, error) {
 	}
 	img, _, err := synth.Render(scene)
 	return img, err
+}
+
+// hidden picks the die that this lie of the dice hides from the camera
+// (Doubt of the lies): its seat and index, or "" when none is hidden. It
+// depends only on the dice and the seed, so captures again hide it again.
+func (c *Camera) hidden(all map[string][]int) (string, int) {
+	if c.Doubt <= 0 {
+		return "", 0
+	}
+	h := fnv.New64a()
+	fmt.Fprint(h, c.seed, all)
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x6f70))
+	if rng.Float64() >= c.Doubt {
+		return "", 0
+	}
+	total := 0
+	for _, p := range c.layout.Positions() {
+		total += len(all[p.Name])
+	}
+	if total == 0 {
+		return "", 0
+	}
+	k := rng.IntN(total)
+	for _, p := range c.layout.Positions() {
+		if n := len(all[p.Name]); k < n {
+			return p.Name, k
+		} else {
+			k -= n
+		}
+	}
+	return "", 0
 }
 
 // grid lays dice out in rows inside region.

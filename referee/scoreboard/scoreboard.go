@@ -14,6 +14,8 @@
 //
 //	GET /                          the table's page (?table=ID for another table on the broker)
 //	GET /venue                     every table on the broker
+//	GET /operator                  the operator's page (docs/operator.md)
+//	GET /api/operator/read         the camera's last read, after the call (behind a login beyond loopback)
 //	GET /config.json               the page's settings (prefix, table, broker)
 //	GET /api/history               the current game's events and actions, from the journal
 //	GET /api/games                 the journal's games
@@ -62,6 +64,14 @@ type Options struct {
 	Journal Journal
 	// Logger logs failures to read the journal (slog.Default()).
 	Logger *slog.Logger
+	// Reads gives the operator page the camera's reads; nil where no
+	// referee runs (liarsd web): the page then takes dice by hand only.
+	Reads Reads
+	// Login puts the operator page's reads behind a login with one of
+	// Users (the accounts that may send commands): set it whenever the
+	// server listens beyond loopback.
+	Login bool
+	Users map[string]string
 }
 
 // pageConfig is config.json.
@@ -94,6 +104,8 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /index.html", s.page("index.html"))
 	mux.HandleFunc("GET /venue", s.page("venue.html"))
+	mux.HandleFunc("GET /operator", s.page("operator.html"))
+	mux.HandleFunc("GET /api/operator/read", s.operatorRead)
 	mux.HandleFunc("GET /config.json", s.configJSON)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/static/favicon.svg", http.StatusMovedPermanently)

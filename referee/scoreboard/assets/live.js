@@ -26,14 +26,18 @@
 
   // connect subscribes to topics and calls onMessage(topic, text) for each
   // message and onConn(state) with 'connecting', 'live', 'reconnecting',
-  // 'refused' (the broker denied the topics) or 'unavailable'.
-  function connect(url, topics, onMessage, onConn) {
+  // 'refused' (the broker denied the topics) or 'unavailable'. login,
+  // when given ({username, password}), is the broker account (the
+  // operator page's, to send commands).
+  function connect(url, topics, onMessage, onConn, login) {
     if (!url) { onConn('unavailable'); return null; }
     var id = 'liarsd-page-' + Math.random().toString(16).slice(2, 10);
-    var client = root.mqtt.connect(url, {
+    var opts = {
       clientId: id, clean: true, reconnectPeriod: 1000, connectTimeout: 5000,
       protocolVersion: 4, keepalive: 20
-    });
+    };
+    if (login && login.username) { opts.username = login.username; opts.password = login.password; }
+    var client = root.mqtt.connect(url, opts);
     onConn('connecting');
     // 'live' once the broker has granted the subscription, not at the
     // connection: until then an event published is not the page's.

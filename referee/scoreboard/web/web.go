@@ -49,6 +49,12 @@ type Setup struct {
 	CAFile             string
 	InsecureSkipVerify bool
 	Logger             *slog.Logger
+	// Reads gives the operator page the camera's reads (the referee);
+	// nil for none.
+	Reads scoreboard.Reads
+	// Users are the accounts that may send commands: the operator page's
+	// login whenever Listen is beyond loopback.
+	Users map[string]string
 }
 
 // FromConfig is the web side of the table a configuration describes:
@@ -58,7 +64,7 @@ type Setup struct {
 // its configured users when it is exposed, and its WebSocket listener.
 func FromConfig(c config.Config, listen string, m *metrics.Metrics, log *slog.Logger) Setup {
 	s := Setup{Listen: listen, Prefix: c.Broker.Prefix, Table: c.Table, Journal: c.JournalPath(), Metrics: m, Logger: log,
-		Broker: c.Broker.URL, Username: c.Broker.Username, Password: c.Broker.Password,
+		Broker: c.Broker.URL, Username: c.Broker.Username, Password: c.Broker.Password, Users: c.Broker.Embedded.Users,
 		WebSocket: c.Broker.WebSocket, CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify}
 	if c.Broker.URL == "" {
 		s.WebSocket, s.CAFile, s.InsecureSkipVerify = "", "", false
@@ -128,14 +134,15 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 		if s.Metrics != nil {
 			mux.Handle("GET /metrics", s.Metrics.Handler())
 		}
-		mux.Handle("/", scoreboard.Handler(scoreboard.Options{
-			Prefix: s.Prefix, Table: s.Table, WebSocket: s.WebSocket, Journal: journal, Logger: log,
-		}))
 		ln, err := net.Listen("tcp", s.Listen)
 		if err != nil {
 			cancel()
 			return nil, fmt.Errorf("web: %w", err)
 		}
+		mux.Handle("/", scoreboard.Handler(scoreboard.Options{
+			Prefix: s.Prefix, Table: s.Table, WebSocket: s.WebSocket, Journal: journal, Logger: log,
+			Reads: s.Reads, Users: s.Users, Login: !loopbackAddr(ln.Addr()),
+		}))
 		w.Addr = ln.Addr().String()
 		w.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -182,4 +189,10 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 func (w *Server) Close() {
 	w.stop()
 	w.wg.Wait()
+}
+
+// loopbackAddr reports whether a listener's address is on loopback only.
+func loopbackAddr(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }

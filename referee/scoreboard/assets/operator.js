@@ -1,0 +1,559 @@
+// operator.js: the operator's page (docs/operator.md). It follows the table
+// as the scoreboard does (state, events, status and vision over MQTT) and,
+// once a call is made, shows the camera's read of the table: the frame
+// taken at the call with every die outlined, its face, its seat and, for a
+// die in doubt, both witnesses' opinions. The operator fixes the read and
+// sends it as the table's reveal command (or, after acceptance and until
+// the next hand's first bid, as a correction). No face reaches this page
+// before the call: the referee serves a read only once one was taken.
+(function (root) {
+  'use strict';
+  var L = root.LiarsLive, D = root.LiarsDraw, el = D.el;
+  var S = {
+    cfg: null, table: '', base: '', client: null, login: null, state: null, status: '', conn: 'connecting',
+    look: null, read: null, latest: null, frame: '', readID: null, dice: [], dirty: false, picking: null, pending: {},
+    fetching: false, again: false, answer: '', answerKind: '', readable: true
+  };
+  // For tests and the bench: when each read was first drawn, and what the
+  // page holds now.
+  root.liarsdOperator = {
+    shown: [],
+    view: function () {
+      var st = S.state;
+      return {
+        phase: st ? st.phase : null, game: st ? st.game : null, hand: st ? st.hand : null,
+        read: S.read ? { id: S.read.id, kind: S.read.kind, game: S.read.game, hand: S.read.hand, accepted: !!S.read.accepted } : null,
+        dice: diceMap(), problems: problems()
+      };
+    }
+  };
+
+  function $(id) { return document.getElementById(id); }
+
+  function authHeaders() {
+    if (!S.login) return {};
+    var raw = S.login.username + ':' + S.login.password;
+    return { Authorization: 'Basic ' + btoa(unescape(encodeURIComponent(raw))) };
+  }
+
+  // fetchRead asks the referee for its last read; calls made while one is
+  // on its way run once more when it returns.
+  function fetchRead() {
+    if (!S.readable) return Promise.resolve(true);
+    if (S.fetching) { S.again = true; return Promise.resolve(true); }
+    S.fetching = true;
+    return fetch('api/operator/read', { cache: 'no-store', headers: authHeaders() }).then(function (r) {
+      if (r.status === 401 || r.status === 403) {
+        return r.json().catch(function () { return {}; }).then(function (b) { showLogin(b.message || 'log in'); return false; });
+      }
+      if (!r.ok) throw new Error('api/operator/read: HTTP ' + r.status);
+      return r.json().then(function (b) { takeRead(b); return true; });
+    }).catch(function (e) {
+      if (root.console) console.warn('operator:', e.message);
+      return true;
+    }).then(function (ok) {
+      S.fetching = false;
+      if (S.again) { S.again = false; fetchRead(); }
+      return ok;
+    });
+  }
+
+  function takeRead(b) {
+    var rd = b && b.read && typeof b.read === 'object' ? b.read : null;
+    if (!rd) {
+      if (S.read) { S.read = null; S.readID = null; S.frame = ''; S.dice = []; S.answer = ''; S.dirty = false; S.latest = null; }
+      render();
+      return;
+    }
+    if (rd.id === S.readID) return;
+    var frame = typeof b.frame === 'string' && b.frame.indexOf('data:image/jpeg;base64,') === 0 ? b.frame : '';
+    S.latest = { read: rd, frame: frame };
+    var cur = S.read;
+    if (S.dirty && cur && cur.game === rd.game && cur.hand === rd.hand && cur.kind === rd.kind && !!cur.accepted === !!rd.accepted) {
+      // The camera read the same reveal again while the operator was
+      // fixing the last read: the operator's work stays.
+      S.readID = rd.id;
+      render();
+      return;
+    }
+    useRead(rd, frame);
+    if (!rd.accepted) {
+      root.liarsdOperator.shown.push({
+        id: rd.id, kind: rd.kind, game: rd.game, hand: rd.hand, attempt: rd.attempt, ok: rd.ok, read_at: rd.read_at,
+        shown_at: performance.timeOrigin + performance.now()
+      });
+    }
+  }
+
+  function useRead(rd, frame) {
+    S.read = rd; S.readID = rd.id; S.frame = frame; S.dirty = false;
+    S.dice = diceOf(rd);
+    render();
+  }
+
+  // diceOf builds the editable dice from a read: the camera's dice, or,
+  // once the table took the reveal, the dice it took (placed on the
+  // camera's dice of the same seat and face where there are some).
+  function diceOf(rd) {
+    var cam = (Array.isArray(rd.dice) ? rd.dice : []).map(function (d) {
+      return {
+        seat: typeof d.seat === 'string' ? d.seat : '', face: typeof d.face === 'number' ? d.face : 0,
+        x: d.x, y: d.y, size: d.size, doubt: d.doubt || '', net: d.net || null, pips: d.pips || null,
+        confidence: d.confidence, confirmed: false, added: false, removed: false
+      };
+    });
+    if (!rd.accepted) return cam;
+    // Each accepted face goes on a camera die of its seat that showed
+    // it, else on one that showed another face (the operator set it),
+    // else it is a die the operator added.
+    var out = [];
+    Object.keys(rd.accepted).forEach(function (seat) {
+      var left = cam.filter(function (d) { return d.seat === seat; });
+      var rest = [];
+      (rd.accepted[seat] || []).forEach(function (face) {
+        var i = left.findIndex(function (d) { return d.face === face; });
+        if (i < 0) { rest.push(face); return; }
+        out.push(settled(left.splice(i, 1)[0], face));
+      });
+      rest.forEach(function (face) {
+        out.push(settled(left.length ? left.shift() : { seat: seat, added: true }, face));
+      });
+    });
+    return out;
+  }
+
+  function settled(d, face) {
+    d.face = face; d.confirmed = true; d.doubt = d.doubt || ''; d.removed = false;
+    return d;
+  }
+
+  function sides() { return (S.read && S.read.sides) || (S.state && S.state.sides) || 6; }
+  function star() { return S.read ? !!S.read.star : !!(S.state && S.state.star_die); }
+
+  // expected lists the seats of the reveal and their numbers of dice.
+  function expected() {
+    if (S.read && Array.isArray(S.read.seats) && S.read.seats.length) {
+      return S.read.seats.map(function (c) { return { seat: c.seat, dice: c.expected }; });
+    }
+    var st = S.state;
+    if (!st) return [];
+    return st.seats.filter(function (s) { return !s.out && !s.computer && s.in_hand !== false && s.dice > 0; })
+      .map(function (s) { return { seat: s.name, dice: s.dice }; });
+  }
+
+  function awaiting() {
+    var st = S.state;
+    return !!st && (st.phase === 'reveal' || st.phase === 'opening');
+  }
+
+  function live(d) { return !d.removed; }
+
+  // problems lists what stops the dice from being sent.
+  function problems() {
+    var out = [];
+    var exp = expected();
+    var doubt = S.dice.filter(function (d) { return live(d) && d.doubt && !d.confirmed; }).length;
+    if (doubt) out.push(doubt === 1 ? '1 die in doubt' : doubt + ' dice in doubt');
+    var noFace = S.dice.filter(function (d) { return live(d) && !(d.face >= 1 && d.face <= sides()); }).length;
+    if (noFace) out.push(noFace === 1 ? '1 die without a face' : noFace + ' dice without a face');
+    exp.forEach(function (e) {
+      var n = S.dice.filter(function (d) { return live(d) && d.seat === e.seat; }).length;
+      if (n !== e.dice) out.push(e.seat + ' has ' + e.dice + (e.dice === 1 ? ' die, ' : ' dice, ') + n + ' here');
+    });
+    var stray = S.dice.filter(function (d) {
+      return live(d) && !exp.some(function (e) { return e.seat === d.seat; });
+    }).length;
+    if (stray) out.push(stray === 1 ? '1 die in no seat of the hand' : stray + ' dice in no seat of the hand');
+    return out;
+  }
+
+  function diceMap() {
+    var m = {};
+    expected().forEach(function (e) { m[e.seat] = []; });
+    S.dice.forEach(function (d) { if (live(d) && m[d.seat]) m[d.seat].push(d.face); });
+    return m;
+  }
+
+  function sameAsAccepted() {
+    var acc = S.read && S.read.accepted;
+    if (!acc) return true;
+    var m = diceMap();
+    return Object.keys(m).every(function (seat) {
+      var a = (acc[seat] || []).slice().sort(), b = m[seat].slice().sort();
+      return a.length === b.length && a.every(function (f, i) { return f === b[i]; });
+    });
+  }
+
+  function send(line, what) {
+    if (!S.client || S.conn !== 'live') { setAnswer('not connected to the broker: ' + what + ' not sent', 'bad'); return; }
+    var id = 'operator-' + Date.now().toString(36) + '-' + Math.random().toString(16).slice(2, 8);
+    line.id = id;
+    S.pending[id] = what;
+    setAnswer('sending the ' + what + '\u2026', '');
+    S.client.publish(S.base + 'cmd', JSON.stringify(line), { qos: 1 });
+    setTimeout(function () {
+      if (S.pending[id]) { delete S.pending[id]; setAnswer('no answer from the referee to the ' + what, 'bad'); }
+    }, 8000);
+  }
+
+  function onReply(text) {
+    var r;
+    try { r = JSON.parse(text); } catch (e) { return; }
+    if (!r || typeof r.id !== 'string' || !S.pending[r.id]) return;
+    var what = S.pending[r.id];
+    delete S.pending[r.id];
+    if (r.ok === true) setAnswer('the ' + what + ' was accepted', 'ok');
+    else setAnswer('the ' + what + ' was refused: ' + String(r.message || r.reason || 'no reason given'), 'bad');
+    fetchRead();
+  }
+
+  function setAnswer(text, kind) { S.answer = text; S.answerKind = kind; renderAnswer(); }
+
+  function renderAnswer() {
+    var a = $('answer');
+    a.textContent = S.answer;
+    a.className = 'op-answer' + (S.answerKind ? ' ' + S.answerKind : '');
+    a.setAttribute('data-answer', S.answerKind);
+  }
+
+  // --- drawing ---
+
+  function render() {
+    renderHeader();
+    renderLive();
+    renderReveal();
+  }
+
+  function renderHeader() {
+    $('table-name').textContent = S.table + ' \u2013 operator';
+    var meta = $('meta');
+    meta.textContent = '';
+    var st = S.state;
+    if (st) {
+      if (st.rules) meta.appendChild(el('span', '', st.rules));
+      if (st.game) meta.appendChild(el('span', '', 'game ' + st.game + (st.hand ? ', hand ' + st.hand : '')));
+      if (st.phase) meta.appendChild(el('span', 'phase', st.phase));
+      if (st.status) {
+        var s = el('span', 'ref-status', st.status);
+        s.setAttribute('data-status', st.status);
+        meta.appendChild(s);
+      }
+    }
+    $('offline').hidden = S.status !== 'offline';
+  }
+
+  function renderLive() {
+    var st = S.state;
+    var bid = $('bid');
+    bid.textContent = '';
+    if (st && st.bid) {
+      bid.appendChild(el('span', '', st.bid.seat + ' bids ' + D.bidWords(st.bid.quantity, st.bid.face, st.star_die)));
+    } else if (st) {
+      bid.appendChild(el('span', 'none', st.phase === 'idle' ? 'no game' : 'no bid yet'));
+    }
+    var ul = $('seats');
+    ul.textContent = '';
+    (st ? st.seats : []).forEach(function (s) {
+      var li = el('li', (s.out ? 'out' : '') + (st.turn === s.name ? ' turn' : ''));
+      li.setAttribute('data-seat', s.name);
+      li.appendChild(el('span', 'name', s.name));
+      li.appendChild(el('span', 'count', s.dice + (s.dice === 1 ? ' die' : ' dice') + (s.computer ? ' (computer)' : '')));
+      if (s.chips !== undefined) li.appendChild(el('span', 'chips', s.chips + ' chips'));
+      if (s.shown.length) {
+        var shown = el('span', 'dice small');
+        s.shown.forEach(function (f) { shown.appendChild(D.die(f, { star: st.star_die, shown: true })); });
+        li.appendChild(shown);
+      }
+      if (st.turn === s.name) li.appendChild(el('span', 'to-play', 'to play'));
+      ul.appendChild(li);
+    });
+    var res = $('result');
+    res.textContent = '';
+    if (st && st.last && st.last.bid) {
+      var l = st.last;
+      res.appendChild(el('span', '', 'last: ' + l.caller + ' called ' + l.bidder + "'s " +
+        D.bidWords(l.bid.quantity, l.bid.face, st.star_die) + ': there were ' + l.count));
+    }
+  }
+
+  function renderReveal() {
+    var show = !!S.read || awaiting();
+    $('reveal').hidden = !show;
+    $('idle').hidden = show;
+    if (!show) return;
+    var rd = S.read;
+    var kind = rd ? rd.kind : (S.state && S.state.phase === 'opening' ? 'opening_roll' : 'reveal');
+    $('reveal-title').textContent = (kind === 'opening_roll' ? 'Opening roll' : 'Reveal') +
+      (rd ? ' \u2013 game ' + rd.game + ', hand ' + rd.hand : '');
+    var status = $('reveal-status');
+    var probs = problems();
+    var text;
+    if (rd && rd.accepted) {
+      text = 'Accepted (' + sourceWords(rd.source) + '). Until the next hand\'s first bid you can still correct it.';
+    } else if (rd && rd.ok) {
+      text = 'The camera read the dice.';
+    } else if (rd) {
+      text = 'Needs a look: ' + (rd.message || probs.join('; '));
+    } else if (S.state && S.state.status === 'reading') {
+      text = 'Reading the dice\u2026';
+    } else {
+      text = 'No camera read: enter the dice by hand.';
+    }
+    status.textContent = text;
+    status.className = 'op-status' + (rd && !rd.ok && !rd.accepted ? ' doubt' : '');
+    renderFrame();
+    renderSeats();
+    var acc = $('accept'), cor = $('correct');
+    var accepted = !!(rd && rd.accepted);
+    acc.hidden = accepted;
+    acc.disabled = accepted || !awaiting() || probs.length > 0;
+    acc.textContent = probs.length ? 'Accept (' + probs.join('; ') + ')' : 'Accept';
+    cor.hidden = !accepted;
+    cor.disabled = !accepted || probs.length > 0 || sameAsAccepted();
+    renderAnswer();
+  }
+
+  var SOURCES = { camera: 'the camera\'s read', mqtt: 'sent as a command', operator: 'entered by the operator', buttons: 'the table\'s buttons' };
+  function sourceWords(src) { return SOURCES[String(src || '').split(':')[0]] || 'entered by hand'; }
+
+  function markLabel(d) {
+    var face = d.face >= 1 ? (star() && d.face === 1 ? '\u2605' : String(d.face)) : '?';
+    return face;
+  }
+
+  function renderFrame() {
+    var fr = $('frame');
+    var rd = S.read;
+    if (!S.frame || !rd || !rd.width || !rd.height) { fr.hidden = true; fr.textContent = ''; S.img = null; return; }
+    fr.hidden = false;
+    // The picture is kept between draws: only the marks are drawn again.
+    if (!S.img || S.img.getAttribute('src') !== S.frame) {
+      fr.textContent = '';
+      var img = el('img');
+      img.src = S.frame;
+      img.alt = 'the table as the camera saw it at the call';
+      img.addEventListener('click', function (ev) {
+        var r = S.read, box = img.getBoundingClientRect();
+        if (!r) return;
+        var x = (ev.clientX - box.left) / box.width * r.width, y = (ev.clientY - box.top) / box.height * r.height;
+        openPicker(-1, { seat: nearestSeat(x, y), face: 0, x: x, y: y, size: 0, added: true, confirmed: false, removed: false, doubt: '' });
+      });
+      fr.appendChild(img);
+      S.img = img;
+    }
+    Array.prototype.slice.call(fr.querySelectorAll('.op-mark')).forEach(function (m) { fr.removeChild(m); });
+    S.dice.forEach(function (d, i) {
+      if (typeof d.x !== 'number' || typeof d.y !== 'number') return;
+      var b = el('button', 'op-mark' + (d.doubt && !d.confirmed ? ' doubt' : '') + (d.doubt === 'no_seat' ? ' no-seat' : '') +
+        (d.confirmed ? ' confirmed' : '') + (d.added ? ' added' : '') + (d.removed ? ' removed' : ''));
+      b.type = 'button';
+      var tag = el('span', 'tag', markLabel(d));
+      tag.appendChild(el('small', '', ' ' + (d.seat || 'no seat')));
+      b.appendChild(tag);
+      b.style.left = (d.x / rd.width * 100) + '%';
+      b.style.top = (d.y / rd.height * 100) + '%';
+      if (d.size > 0) b.style.width = (d.size / rd.width * 100) + '%';
+      if (d.size > 0) b.style.height = (d.size / rd.height * 100) + '%';
+      b.setAttribute('data-seat', d.seat);
+      b.setAttribute('data-face', d.face >= 1 ? String(d.face) : '');
+      b.setAttribute('data-doubt', d.doubt && !d.confirmed ? d.doubt : '');
+      b.setAttribute('aria-label', (d.seat || 'no seat') + ': ' + (d.face >= 1 ? d.face : 'unknown') + (d.doubt && !d.confirmed ? ' (in doubt)' : ''));
+      b.addEventListener('click', function (ev) { ev.stopPropagation(); openPicker(i); });
+      fr.appendChild(b);
+    });
+  }
+
+  function nearestSeat(x, y) {
+    var best = '', dist = Infinity;
+    S.dice.forEach(function (d) {
+      if (!d.seat || typeof d.x !== 'number') return;
+      var dd = Math.hypot(d.x - x, d.y - y);
+      if (dd < dist) { dist = dd; best = d.seat; }
+    });
+    if (!best) { var e = expected(); best = e.length ? e[0].seat : ''; }
+    return best;
+  }
+
+  function renderSeats() {
+    var ul = $('reveal-seats');
+    ul.textContent = '';
+    expected().forEach(function (e) {
+      var li = el('li');
+      li.setAttribute('data-seat', e.seat);
+      li.appendChild(el('span', 'name', e.seat));
+      var n = S.dice.filter(function (d) { return live(d) && d.seat === e.seat; }).length;
+      li.appendChild(el('span', 'count' + (n !== e.dice ? ' bad' : ''), n + ' of ' + e.dice));
+      S.dice.forEach(function (d, i) {
+        if (!live(d) || d.seat !== e.seat) return;
+        var b = el('button', 'die-button' + (d.doubt && !d.confirmed ? ' doubt' : ''));
+        b.type = 'button';
+        b.setAttribute('data-face', d.face >= 1 ? String(d.face) : '');
+        b.appendChild(D.die(d.face >= 1 ? d.face : 0, { star: star() }));
+        b.addEventListener('click', function () { openPicker(i); });
+        li.appendChild(b);
+      });
+      var add = el('button', 'add', '+ die');
+      add.type = 'button';
+      add.setAttribute('aria-label', 'add a die to ' + e.seat);
+      add.addEventListener('click', function () {
+        openPicker(-1, { seat: e.seat, face: 0, added: true, confirmed: false, removed: false, doubt: '' });
+      });
+      li.appendChild(add);
+      ul.appendChild(li);
+    });
+  }
+
+  function witness(d) {
+    var parts = [];
+    if (d.doubt === 'uncertain') parts.push('the camera is unsure of this die');
+    if (d.doubt === 'no_seat') parts.push('this die lies in no seat\'s zone');
+    if (d.net) parts.push('face network: ' + faceWord(d.net.face, d.net.star) + (typeof d.net.probability === 'number' ? ' (' + Math.round(d.net.probability * 100) + ' %)' : ''));
+    if (d.net || d.pips || d.doubt) parts.push('pip count: ' + (d.pips ? faceWord(d.pips.face, d.pips.star) : 'could not tell'));
+    if (d.added) parts.push('added by hand');
+    return parts.join(' \u00b7 ');
+  }
+
+  function faceWord(f, isStar) { return isStar || (star() && f === 1) ? 'star' : String(f); }
+
+  // --- the picker ---
+
+  function openPicker(i, fresh) {
+    var d = i >= 0 ? S.dice[i] : fresh;
+    S.picking = { i: i, die: d };
+    $('picker-title').textContent = i >= 0 ? (d.seat || 'no seat') + '\'s die' : 'Add a die';
+    $('picker-witness').textContent = witness(d);
+    var faces = $('picker-faces');
+    faces.textContent = '';
+    for (var f = 1; f <= sides(); f++) {
+      (function (f) {
+        var b = el('button', d.face === f ? 'current' : '', star() && f === 1 ? '\u2605' : String(f));
+        b.type = 'button';
+        b.setAttribute('data-face', String(f));
+        b.addEventListener('click', function () { pick(f); });
+        faces.appendChild(b);
+      })(f);
+    }
+    var seats = $('picker-seats');
+    seats.textContent = '';
+    expected().forEach(function (e) {
+      var b = el('button', d.seat === e.seat ? 'current' : '', e.seat);
+      b.type = 'button';
+      b.setAttribute('data-seat', e.seat);
+      b.addEventListener('click', function () {
+        S.picking.die.seat = e.seat;
+        if (S.picking.i >= 0) S.dirty = true;
+        Array.prototype.forEach.call(seats.children, function (c) { c.className = c === b ? 'current' : ''; });
+        if (S.picking.i >= 0) render();
+      });
+      seats.appendChild(b);
+    });
+    var rm = $('picker-remove');
+    rm.hidden = i < 0;
+    rm.textContent = d.removed ? 'Put this die back' : 'Remove this die';
+    $('picker').hidden = false;
+  }
+
+  function pick(f) {
+    var p = S.picking;
+    if (!p) return;
+    p.die.face = f;
+    p.die.confirmed = true;
+    p.die.removed = false;
+    if (p.i < 0) S.dice.push(p.die);
+    S.dirty = true;
+    closePicker();
+  }
+
+  function closePicker() { S.picking = null; $('picker').hidden = true; render(); }
+
+  $('picker-cancel').addEventListener('click', closePicker);
+  $('picker-remove').addEventListener('click', function () {
+    var p = S.picking;
+    if (p && p.i >= 0) {
+      if (p.die.added) S.dice.splice(p.i, 1);
+      else p.die.removed = !p.die.removed;
+      S.dirty = true;
+    }
+    closePicker();
+  });
+  $('accept').addEventListener('click', function () {
+    var kind = S.read ? S.read.kind : (S.state && S.state.phase === 'opening' ? 'opening_roll' : 'reveal');
+    send({ type: kind, dice: diceMap() }, kind.replace('_', ' '));
+  });
+  $('correct').addEventListener('click', function () {
+    send({ type: 'correct', dice: diceMap() }, 'correction');
+  });
+  $('undo').addEventListener('click', function () {
+    if (S.latest) useRead(S.latest.read, S.latest.frame);
+    else { S.dice = []; S.dirty = false; render(); }
+  });
+
+  // --- the broker ---
+
+  function onMessage(topic, text) {
+    if (topic === S.base + 'status') { S.status = text.trim(); render(); return; }
+    if (topic === S.base + 'reply') { onReply(text); return; }
+    if (topic === S.base + 'vision') {
+      var v;
+      try { v = JSON.parse(text); } catch (e) { return; }
+      if (v && v.type === 'needs_a_look') fetchRead();
+      return;
+    }
+    if (topic === S.base + 'state') {
+      var raw;
+      try { raw = JSON.parse(text); } catch (e) { return; }
+      var st = L.cleanState(raw);
+      if (!st) return;
+      var prev = S.state;
+      S.state = st;
+      if (!prev || prev.phase !== st.phase || prev.status !== st.status || prev.hand !== st.hand || prev.game !== st.game ||
+          !!prev.bid !== !!st.bid) fetchRead();
+      render();
+      return;
+    }
+    if (topic === S.base + 'events') {
+      var e;
+      try { e = L.cleanEvent(JSON.parse(text)); } catch (x) { return; }
+      if (e && (e.type === 'revealed' || e.type === 'resolved' || e.type === 'corrected')) fetchRead();
+    }
+  }
+
+  function start() {
+    S.base = S.cfg.prefix + '/' + S.table + '/';
+    S.client = L.connect(L.brokerURL(S.cfg), [S.base + 'state', S.base + 'status', S.base + 'events', S.base + 'vision', S.base + 'reply'],
+      onMessage, function (c) { S.conn = c; L.showConn($('conn'), c); renderReveal(); }, S.login);
+  }
+
+  function showLogin(message) {
+    $('login').hidden = false;
+    $('op').hidden = true;
+    $('login-error').textContent = S.login ? message : '';
+  }
+
+  $('login').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    S.login = { username: $('login-user').value, password: $('login-password').value };
+    fetchRead().then(function (ok) {
+      if (!ok) return;
+      try { sessionStorage.setItem('liarsd-operator', JSON.stringify(S.login)); } catch (e) { /* private mode */ }
+      $('login').hidden = true;
+      $('op').hidden = false;
+      if (!S.client) start();
+    });
+  });
+
+  L.loadConfig().then(function (cfg) {
+    S.cfg = cfg;
+    var q = new URLSearchParams(location.search);
+    S.table = q.get('table') || cfg.table;
+    if (!L.validTable(S.table)) { $('table-name').textContent = 'not a table id'; L.showConn($('conn'), 'unavailable'); return; }
+    // Reads are this daemon's table's only.
+    S.readable = S.table === cfg.table;
+    try { S.login = JSON.parse(sessionStorage.getItem('liarsd-operator') || 'null'); } catch (e) { S.login = null; }
+    render();
+    fetchRead().then(function (ok) { if (ok) start(); });
+  }).catch(function (e) {
+    $('table-name').textContent = 'the operator page could not load its settings';
+    if (root.console) console.error('operator:', e);
+  });
+})(window);
