@@ -21,6 +21,20 @@ import (
 // lockedSource makes a vision.Source safe for the referee's retries.
 type sourceCamera struct{ vision.Source }
 
+// oneUnderAHand is a 640x480 camera over two seats at pos (ann, bob) with
+// two dice each: it sees one of ann's (a 3; the other is under a hand) and
+// both of bob's (5 and 2).
+func oneUnderAHand(pos []referee.SeatPosition) sourceCamera {
+	return sourceCamera{synth.NewSource(func(frame int) synth.Scene {
+		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame),
+			Dice: []synth.Die{
+				{X: pos[0].X, Y: pos[0].Y, Face: 3, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
+				{X: pos[1].X - 30, Y: pos[1].Y, Face: 5, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
+				{X: pos[1].X + 30, Y: pos[1].Y, Face: 2, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
+			}}
+	})}
+}
+
 func TestCameraReadsTheReveal(t *testing.T) {
 	names := []string{"ann", "bob"}
 	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
@@ -67,19 +81,9 @@ func TestCameraInDoubtAsksForALook(t *testing.T) {
 	names := []string{"ann", "bob"}
 	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
 	pos := layout.Positions()
-	// The camera sees one of ann's two dice (the other is under a hand)
-	// and both of bob's.
-	src := synth.NewSource(func(frame int) synth.Scene {
-		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame),
-			Dice: []synth.Die{
-				{X: pos[0].X, Y: pos[0].Y, Face: 3, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
-				{X: pos[1].X - 30, Y: pos[1].Y, Face: 5, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
-				{X: pos[1].X + 30, Y: pos[1].Y, Face: 2, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
-			}}
-	})
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{
-		Camera: sourceCamera{src}, Reader: visiontest.NewReader(t, vision.Options{}),
+		Camera: oneUnderAHand(pos), Reader: visiontest.NewReader(t, vision.Options{}),
 		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 100 * time.Millisecond,
 	})
 	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)

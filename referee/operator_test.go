@@ -10,7 +10,6 @@ import (
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/demo"
 	"github.com/liarsd/liarsd/vision"
-	"github.com/liarsd/liarsd/vision/synth"
 	"github.com/liarsd/liarsd/vision/visiontest"
 )
 
@@ -22,18 +21,9 @@ func TestOperatorReadLifetime(t *testing.T) {
 	names := []string{"ann", "bob"}
 	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
 	pos := layout.Positions()
-	// ann's second die is under a hand: the camera sees one of hers.
-	src := synth.NewSource(func(frame int) synth.Scene {
-		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame),
-			Dice: []synth.Die{
-				{X: pos[0].X, Y: pos[0].Y, Face: 3, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
-				{X: pos[1].X - 30, Y: pos[1].Y, Face: 5, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
-				{X: pos[1].X + 30, Y: pos[1].Y, Face: 2, Colour: synth.Palettes[0].Body, PipColour: synth.Palettes[0].Pips},
-			}}
-	})
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{
-		Camera: sourceCamera{src}, Reader: visiontest.NewReader(t, vision.Options{}),
+		Camera: oneUnderAHand(pos), Reader: visiontest.NewReader(t, vision.Options{}),
 		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour,
 	})
 	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)

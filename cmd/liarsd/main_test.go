@@ -111,6 +111,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"demo", "--seats", "-1"}, "--seats -1"},
 		{[]string{"demo", "--games", "-1"}, "--games -1"},
 		{[]string{"demo", "--pace", "-1s"}, "--pace -1s"},
+		{[]string{"demo", "--doubt", "1.5"}, "--doubt 1.5: want a share from 0 to 1"},
+		{[]string{"demo", "--doubt", "-0.1"}, "--doubt -0.1: want a share from 0 to 1"},
 		{[]string{"demo", "--duration", "-1s"}, "--duration -1s"},
 		{[]string{"demo", "--board", "wall"}, `--board "wall"`},
 		{[]string{"demo", "--options", "{bad"}, "--options"},
