@@ -137,14 +137,18 @@ func countsOf(want map[string]int) []SeatCount {
 	return out
 }
 
+// actCorrect is branch correct's record line (docs/operator.md): a
+// correction of the accepted reveal, until the next hand's first bid.
+const actCorrect = "correct"
+
 // noteRead keeps the operator's read in step with an accepted input: a
 // reveal or opening roll marks the read it settles as accepted (one with
 // no read, from an operator at a table without a camera, gets a read
-// without a frame), and a new game or the next hand's first bid ends it.
+// without a frame), a correction replaces the accepted dice, and any other
+// accepted line (the next hand's first bid, a fold, a leave, a new game)
+// ends it: a correction is no longer taken then.
 func (r *Referee) noteRead(a engine.Action, source string, before engine.Snapshot) {
 	switch a.Type {
-	case engine.ActNewGame, engine.ActBid:
-		r.reads.last.Store(nil)
 	case engine.ActReveal, engine.ActOpeningRoll:
 		var rd OperatorRead
 		if cur := r.reads.last.Load(); cur != nil && cur.Kind == a.Type && cur.Game == before.Game && cur.Hand == before.Hand {
@@ -162,6 +166,15 @@ func (r *Referee) noteRead(a engine.Action, source string, before engine.Snapsho
 		rd.ID = r.reads.next.Add(1)
 		rd.Accepted, rd.Source = a.Dice, source
 		r.reads.last.Store(&rd)
+	case actCorrect:
+		if cur := r.reads.last.Load(); cur != nil && cur.Accepted != nil {
+			rd := *cur
+			rd.ID = r.reads.next.Add(1)
+			rd.Accepted, rd.Source = a.Dice, source
+			r.reads.last.Store(&rd)
+		}
+	default:
+		r.reads.last.Store(nil)
 	}
 }
 

@@ -22,8 +22,8 @@
       var st = S.state;
       return {
         phase: st ? st.phase : null, game: st ? st.game : null, hand: st ? st.hand : null,
-        read: S.read ? { id: S.read.id, kind: S.read.kind, game: S.read.game, hand: S.read.hand, accepted: !!S.read.accepted } : null,
-        dice: diceMap(), problems: problems()
+        read: S.read ? { id: S.read.id, kind: S.read.kind, game: S.read.game, hand: S.read.hand, ok: !!S.read.ok, accepted: !!S.read.accepted } : null,
+        dice: diceMap(), expected: expected(), problems: problems()
       };
     }
   };
@@ -61,7 +61,7 @@
   function takeRead(b) {
     var rd = b && b.read && typeof b.read === 'object' ? b.read : null;
     if (!rd) {
-      if (S.read) { S.read = null; S.readID = null; S.frame = ''; S.dice = []; S.answer = ''; S.dirty = false; S.latest = null; }
+      if (S.read) { S.read = null; S.readID = null; S.frame = ''; S.dice = []; S.answer = ''; S.dirty = false; S.latest = null; S.crop = null; S.whole = false; }
       render();
       return;
     }
@@ -69,7 +69,7 @@
     var frame = typeof b.frame === 'string' && b.frame.indexOf('data:image/jpeg;base64,') === 0 ? b.frame : '';
     S.latest = { read: rd, frame: frame };
     var cur = S.read;
-    if (S.dirty && cur && cur.game === rd.game && cur.hand === rd.hand && cur.kind === rd.kind && !!cur.accepted === !!rd.accepted) {
+    if (S.dirty && !rd.accepted && cur && !cur.accepted && cur.game === rd.game && cur.hand === rd.hand && cur.kind === rd.kind) {
       // The camera read the same reveal again while the operator was
       // fixing the last read: the operator's work stays.
       S.readID = rd.id;
@@ -88,7 +88,25 @@
   function useRead(rd, frame) {
     S.read = rd; S.readID = rd.id; S.frame = frame; S.dirty = false;
     S.dice = diceOf(rd);
+    S.crop = cropOf(rd, S.dice);
     render();
+  }
+
+  // cropOf is the part of the frame the page shows at first: the dice
+  // read, with room around them (a phone shows them big enough to tap);
+  // the whole frame when there are none, or when they fill most of it.
+  function cropOf(rd, dice) {
+    var whole = { x: 0, y: 0, w: rd.width, h: rd.height };
+    var ds = dice.filter(function (d) { return typeof d.x === 'number' && typeof d.y === 'number'; });
+    if (!ds.length || !rd.width || !rd.height) return whole;
+    var size = Math.max.apply(null, ds.map(function (d) { return d.size > 0 ? d.size : 40; }));
+    var m = 2.5 * size;
+    var x0 = Math.max(0, Math.min.apply(null, ds.map(function (d) { return d.x; })) - m);
+    var x1 = Math.min(rd.width, Math.max.apply(null, ds.map(function (d) { return d.x; })) + m);
+    var y0 = Math.max(0, Math.min.apply(null, ds.map(function (d) { return d.y; })) - m);
+    var y1 = Math.min(rd.height, Math.max.apply(null, ds.map(function (d) { return d.y; })) + m);
+    if ((x1 - x0) * (y1 - y0) > 0.7 * rd.width * rd.height) return whole;
+    return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
   }
 
   // diceOf builds the editable dice from a read: the camera's dice, or,
@@ -189,6 +207,7 @@
     var id = 'operator-' + Date.now().toString(36) + '-' + Math.random().toString(16).slice(2, 8);
     line.id = id;
     S.pending[id] = what;
+    S.reason = '';
     setAnswer('sending the ' + what + '\u2026', '');
     S.client.publish(S.base + 'cmd', JSON.stringify(line), { qos: 1 });
     setTimeout(function () {
@@ -202,6 +221,7 @@
     if (!r || typeof r.id !== 'string' || !S.pending[r.id]) return;
     var what = S.pending[r.id];
     delete S.pending[r.id];
+    S.reason = r.ok === true ? '' : String(r.reason || '');
     if (r.ok === true) setAnswer('the ' + what + ' was accepted', 'ok');
     else setAnswer('the ' + what + ' was refused: ' + String(r.message || r.reason || 'no reason given'), 'bad');
     fetchRead();
@@ -214,6 +234,7 @@
     a.textContent = S.answer;
     a.className = 'op-answer' + (S.answerKind ? ' ' + S.answerKind : '');
     a.setAttribute('data-answer', S.answerKind);
+    a.setAttribute('data-reason', S.reason || '');
   }
 
   // --- drawing ---
@@ -324,8 +345,12 @@
   function renderFrame() {
     var fr = $('frame');
     var rd = S.read;
-    if (!S.frame || !rd || !rd.width || !rd.height) { fr.hidden = true; fr.textContent = ''; S.img = null; return; }
+    if (!S.frame || !rd || !rd.width || !rd.height) { fr.hidden = true; fr.textContent = ''; S.img = null; $('zoom').hidden = true; return; }
     fr.hidden = false;
+    var c = S.whole || !S.crop ? { x: 0, y: 0, w: rd.width, h: rd.height } : S.crop;
+    var zoom = $('zoom');
+    zoom.hidden = !S.crop || (S.crop.w === rd.width && S.crop.h === rd.height);
+    zoom.textContent = S.whole ? 'Show the dice up close' : 'Show the whole picture';
     // The picture is kept between draws: only the marks are drawn again.
     if (!S.img || S.img.getAttribute('src') !== S.frame) {
       fr.textContent = '';
@@ -341,6 +366,12 @@
       fr.appendChild(img);
       S.img = img;
     }
+    // The frame shows the crop c: the picture is scaled and shifted
+    // behind it (margins in % are of the frame's width).
+    fr.style.aspectRatio = c.w + ' / ' + c.h;
+    S.img.style.width = (rd.width / c.w * 100) + '%';
+    S.img.style.marginLeft = (-c.x / c.w * 100) + '%';
+    S.img.style.marginTop = (-c.y / c.w * 100) + '%';
     Array.prototype.slice.call(fr.querySelectorAll('.op-mark')).forEach(function (m) { fr.removeChild(m); });
     S.dice.forEach(function (d, i) {
       if (typeof d.x !== 'number' || typeof d.y !== 'number') return;
@@ -350,10 +381,10 @@
       var tag = el('span', 'tag', markLabel(d));
       tag.appendChild(el('small', '', ' ' + (d.seat || 'no seat')));
       b.appendChild(tag);
-      b.style.left = (d.x / rd.width * 100) + '%';
-      b.style.top = (d.y / rd.height * 100) + '%';
-      if (d.size > 0) b.style.width = (d.size / rd.width * 100) + '%';
-      if (d.size > 0) b.style.height = (d.size / rd.height * 100) + '%';
+      b.style.left = ((d.x - c.x) / c.w * 100) + '%';
+      b.style.top = ((d.y - c.y) / c.h * 100) + '%';
+      if (d.size > 0) b.style.width = (d.size / c.w * 100) + '%';
+      if (d.size > 0) b.style.height = (d.size / c.h * 100) + '%';
       b.setAttribute('data-seat', d.seat);
       b.setAttribute('data-face', d.face >= 1 ? String(d.face) : '');
       b.setAttribute('data-doubt', d.doubt && !d.confirmed ? d.doubt : '');
@@ -467,6 +498,7 @@
   function closePicker() { S.picking = null; $('picker').hidden = true; render(); }
 
   $('picker-cancel').addEventListener('click', closePicker);
+  $('zoom').addEventListener('click', function () { S.whole = !S.whole; render(); });
   $('picker-remove').addEventListener('click', function () {
     var p = S.picking;
     if (p && p.i >= 0) {
