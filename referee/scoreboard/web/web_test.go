@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -135,5 +136,39 @@ func TestExampleConfig(t *testing.T) {
 	s := web.FromConfig(c, web.DefaultListen, nil, nil)
 	if s.WebSocket != "0.0.0.0:1884" || s.Broker != "tcp://127.0.0.1:1883" || s.Username == "" || s.Journal != "/var/lib/liarsd/bar-1.journal" {
 		t.Errorf("the example's web side: got %+v; want the broker's WebSocket on every address, a user, the journal in /var/lib/liarsd", s)
+	}
+}
+
+// TestOperatorLoginBeyondLoopback: the operator's read is open on a
+// loopback listener and needs one of the users' login on any other.
+func TestOperatorLoginBeyondLoopback(t *testing.T) {
+	users := map[string]string{"op": "s3cret"}
+	for _, tc := range []struct {
+		listen string
+		user   string
+		want   int
+	}{
+		{"127.0.0.1:0", "", http.StatusOK},
+		{"0.0.0.0:0", "", http.StatusUnauthorized},
+		{"0.0.0.0:0", "op", http.StatusOK},
+	} {
+		w, err := web.Start(context.Background(), web.Setup{Listen: tc.listen, Table: "t1", Users: users})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, port, _ := net.SplitHostPort(w.Addr)
+		req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+port+"/api/operator/read", nil)
+		if tc.user != "" {
+			req.SetBasicAuth(tc.user, users[tc.user])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		w.Close()
+		if res.StatusCode != tc.want {
+			t.Errorf("listening on %s, login %q: got %d; want %d", tc.listen, tc.user, res.StatusCode, tc.want)
+		}
 	}
 }
