@@ -105,6 +105,11 @@
     var x1 = Math.min(rd.width, Math.max.apply(null, ds.map(function (d) { return d.x; })) + m);
     var y0 = Math.max(0, Math.min.apply(null, ds.map(function (d) { return d.y; })) - m);
     var y1 = Math.min(rd.height, Math.max.apply(null, ds.map(function (d) { return d.y; })) + m);
+    // Never taller than 4:5 (a phone's screen keeps room for the rest):
+    // widen around the dice where it would be.
+    var w = Math.max(x1 - x0, (y1 - y0) * 1.25), cx = (x0 + x1) / 2;
+    x0 = Math.max(0, Math.min(cx - w / 2, rd.width - w));
+    x1 = Math.min(rd.width, x0 + w);
     if ((x1 - x0) * (y1 - y0) > 0.7 * rd.width * rd.height) return whole;
     return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
   }
@@ -378,7 +383,8 @@
       var b = el('button', 'op-mark' + (d.doubt && !d.confirmed ? ' doubt' : '') + (d.doubt === 'no_seat' ? ' no-seat' : '') +
         (d.confirmed ? ' confirmed' : '') + (d.added ? ' added' : '') + (d.removed ? ' removed' : ''));
       b.type = 'button';
-      var tag = el('span', 'tag', markLabel(d));
+      // The tag goes above the die, or below it at the picture's top edge.
+      var tag = el('span', 'tag' + ((d.y - c.y) < 1.3 * (d.size || 40) ? ' below' : ''), markLabel(d));
       tag.appendChild(el('small', '', ' ' + (d.seat || 'no seat')));
       b.appendChild(tag);
       b.style.left = ((d.x - c.x) / c.w * 100) + '%';
