@@ -1,0 +1,4 @@
+package referee
+
+// FrameJPEG is frameJPEG, for the benchmark.
+var FrameJPEG = frameJPEG
