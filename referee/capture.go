@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"gocv.io/x/gocv"
+
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/vision"
 )
@@ -74,11 +76,15 @@ func (r *Referee) maybeCapture() {
 	r.capture.running = true
 	attempt := r.capture.attempt
 	r.updateStatus()
+	keep := r.cfg.Examples != nil
 	go func() {
 		start := r.cfg.Clock.Now()
-		dice, err := r.read()
+		dice, frame, err := r.read(keep)
 		took := r.cfg.Clock.Now().Sub(start)
-		r.post(func() { r.captured(version, attempt, kind, want, dice, took, err) })
+		r.post(func() {
+			r.keepFrame(version, frame, dice)
+			r.captured(version, attempt, kind, want, dice, took, err)
+		})
 	}()
 }
 
@@ -112,8 +118,9 @@ func (r *Referee) noteAccepted(a engine.Action) {
 	}
 }
 
-// read captures an image and reads its dice.
-func (r *Referee) read() (dice []vision.Die, err error) {
+// read captures an image and reads its dice; with keep it also returns a
+// copy of the frame (nil when there is none), for the examples.
+func (r *Referee) read(keep bool) (dice []vision.Die, frame *gocv.Mat, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("referee: reading the table: %v", p)
@@ -121,13 +128,18 @@ func (r *Referee) read() (dice []vision.Die, err error) {
 	}()
 	img, err := r.cfg.Camera.Capture()
 	if err != nil {
-		return nil, fmt.Errorf("camera: %w", err)
+		return nil, nil, fmt.Errorf("camera: %w", err)
 	}
 	defer img.Close()
 	if img.Empty() {
-		return nil, errors.New("camera: empty image")
+		return nil, nil, errors.New("camera: empty image")
 	}
-	return r.cfg.Reader.Read(img)
+	dice, err = r.cfg.Reader.Read(img)
+	if keep && err == nil {
+		c := img.Clone()
+		frame = &c
+	}
+	return dice, frame, err
 }
 
 // captured takes a read's result on the referee's goroutine.
@@ -197,5 +209,48 @@ func (r *Referee) needsLook(attempt int, look Look, message string) {
 func (r *Referee) onRead(took time.Duration, result string, uncertain int) {
 	if r.cfg.OnRead != nil {
 		r.cfg.OnRead(took, result, uncertain)
+	}
+}
+
+// keepFrame keeps the frame of a read for the examples while the table
+// is as it was read (version); an older frame is closed.
+func (r *Referee) keepFrame(version int, frame *gocv.Mat, dice []vision.Die) {
+	if frame == nil {
+		return
+	}
+	r.dropFrame()
+	if version != r.accepted {
+		frame.Close()
+		return
+	}
+	r.capture.frame, r.capture.frameVersion, r.capture.frameDice = frame, version, dice
+}
+
+// dropFrame closes the kept frame, if any.
+func (r *Referee) dropFrame() {
+	if r.capture.frame != nil {
+		r.capture.frame.Close()
+		r.capture.frame, r.capture.frameDice = nil, nil
+	}
+}
+
+// noteExample hands an accepted input to the examples: a reveal or an
+// opening roll with the frame of the read just before it (the camera's,
+// or the one the operator corrected), a correction, or the table moving
+// on. Call it after r.accepted counts the input.
+func (r *Referee) noteExample(a engine.Action) {
+	if r.cfg.Examples == nil {
+		return
+	}
+	var frame *gocv.Mat
+	var read []vision.Die
+	if (a.Type == engine.ActReveal || a.Type == engine.ActOpeningRoll) && r.capture.frame != nil && r.capture.frameVersion == r.accepted-1 {
+		frame, read = r.capture.frame, r.capture.frameDice
+		r.capture.frame, r.capture.frameDice = nil, nil
+	}
+	snap := r.table.Snapshot()
+	name := fmt.Sprintf("%s-g%d-%d", r.cfg.Table, snap.Game, r.table.Seq())
+	if err := r.cfg.Examples.accept(a, name, frame, read, r.cfg.Zones); err != nil {
+		r.log.Warn("referee: keeping the example failed", "err", err)
 	}
 }

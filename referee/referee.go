@@ -14,9 +14,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"gocv.io/x/gocv"
+
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/vision"
 )
 
 // MaxCommandBytes is the longest input the referee takes; a longer one is
@@ -83,6 +86,10 @@ type Config struct {
 	// NewGame is the table's usual new_game line: a new_game that names no
 	// rules or seats takes them (and the options) from it.
 	NewGame []byte
+	// Examples, when set, keeps each reveal's frame with its final dice as
+	// a labelled training example (config camera.learn). Its owner closes
+	// it after Run returns.
+	Examples *Examples
 }
 
 // Referee runs one table. Make it with New, run it with Run, and feed it
@@ -148,6 +155,11 @@ type captureState struct {
 	forHand int // r.accepted at the call that the attempts count for
 	doubt   bool
 	stop    func() bool
+	// frame is the last read's frame, kept for the examples while the
+	// table is as read (frameVersion), with its dice.
+	frame        *gocv.Mat
+	frameVersion int
+	frameDice    []vision.Die
 }
 
 // New returns a referee whose table has resumed from what journal.Open
@@ -417,6 +429,7 @@ func (r *Referee) Run(ctx context.Context) error {
 		if r.capture.stop != nil {
 			r.capture.stop()
 		}
+		r.dropFrame()
 	}()
 	r.maybeRotate()
 	for _, e := range r.replay {
@@ -643,6 +656,7 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	r.lines = append(r.lines, journaled)
 	r.accepted++
 	r.noteAccepted(a)
+	r.noteExample(a)
 	if a.Type == engine.ActNewGame {
 		r.game = nil
 	}

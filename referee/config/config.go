@@ -142,6 +142,14 @@ type Camera struct {
 	// MaxSeatDistance: a die farther than this (pixels) from every seat
 	// belongs to none and needs a look (0: no limit).
 	MaxSeatDistance float64 `yaml:"max_seat_distance,omitempty"`
+	// Learn keeps each reveal's frame with its final dice (after any
+	// operator's correction) under the state folder's examples/, as
+	// labelled photographs the reader can be retrained on (docs/vision.md).
+	Learn bool `yaml:"learn,omitempty"`
+	// Models is a folder of retrained networks (finder.onnx, faces.onnx,
+	// reader.json, as make train-house writes them) to read with instead
+	// of the embedded ones; "" for the embedded ones.
+	Models string `yaml:"models,omitempty"`
 }
 
 // Log configures logging.

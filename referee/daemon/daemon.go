@@ -202,6 +202,11 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			if c.Camera.MinConfidence > 0 {
 				vo.MinConfidence = c.Camera.MinConfidence
 			}
+			if c.Camera.Models != "" { // the table's own retrained networks
+				if vo.Models, err = vision.LoadModels(c.Camera.Models); err != nil {
+					return fmt.Errorf("daemon: camera.models: %w", err)
+				}
+			}
 			if cal != nil { // the table's faces and star artwork, learned by the dice step
 				cr, err := cal.ReaderWith(vo)
 				if err != nil {
@@ -217,6 +222,15 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 				rc.Reader = vr
 				closers = append(closers, vr.Close)
 			}
+		}
+		if c.Camera.Learn {
+			ex, err := referee.OpenExamples(filepath.Join(c.StateDir, "examples"), c.Table, c.Rules == "star-board")
+			if err != nil {
+				return fmt.Errorf("daemon: %w", err)
+			}
+			rc.Examples = ex
+			closers = append(closers, ex.Close)
+			log.Info("daemon: keeping each reveal as a training example", "folder", ex.Dir())
 		}
 		pos := make([]referee.SeatPosition, len(c.Seats))
 		for i, s := range c.Seats {
