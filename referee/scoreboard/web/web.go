@@ -176,7 +176,7 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 		go func() {
 			defer w.wg.Done()
 			err := homeassistant.Run(ctx, homeassistant.RunOptions{
-				Options: homeassistant.Options{Prefix: s.Prefix, Table: s.Table},
+				Options: homeassistant.Options{Prefix: s.Prefix, Table: s.Table, ConfigurationURL: w.PageURL()},
 				Broker:  s.Broker, Username: s.Username, Password: s.Password,
 				CAFile: s.CAFile, InsecureSkipVerify: s.InsecureSkipVerify, Logger: s.Logger,
 			})
