@@ -81,17 +81,25 @@ func (l Look) Message() string {
 	}
 	msg := ""
 	if len(l.Doubts) > 0 {
-		msg = fmt.Sprintf("%d dice in doubt", len(l.Doubts))
+		msg = dice(len(l.Doubts)) + " in doubt"
 	}
 	for _, c := range l.Counts {
 		if c.Seen != c.Expected {
 			if msg != "" {
 				msg += "; "
 			}
-			msg += fmt.Sprintf("%s has %d dice, %d seen", c.Seat, c.Expected, c.Seen)
+			msg += fmt.Sprintf("%s has %s, %d seen", c.Seat, dice(c.Expected), c.Seen)
 		}
 	}
 	return msg
+}
+
+// dice says a number of dice: "1 die", "2 dice".
+func dice(n int) string {
+	if n == 1 {
+		return "1 die"
+	}
+	return fmt.Sprintf("%d dice", n)
 }
 
 // CheckRead assigns each die read to its seat and checks the result against

@@ -100,3 +100,20 @@ func TestCalibratedZones(t *testing.T) {
 		t.Errorf("fallback: got %q, %v; want bob", got, ok)
 	}
 }
+
+// TestLookMessagePlurals: what a look says, in the right plural.
+func TestLookMessagePlurals(t *testing.T) {
+	for _, c := range []struct {
+		look Look
+		want string
+	}{
+		{Look{Doubts: []Doubt{{Seat: "ann"}}}, "1 die in doubt"},
+		{Look{Doubts: []Doubt{{Seat: "ann"}, {Seat: "bob"}}}, "2 dice in doubt"},
+		{Look{Counts: []SeatCount{{Seat: "ann", Expected: 1, Seen: 0}, {Seat: "bob", Expected: 2, Seen: 2}}}, "ann has 1 die, 0 seen"},
+		{Look{Doubts: []Doubt{{Seat: "cy"}}, Counts: []SeatCount{{Seat: "bob", Expected: 5, Seen: 4}}}, "1 die in doubt; bob has 5 dice, 4 seen"},
+	} {
+		if got := c.look.Message(); got != c.want {
+			t.Errorf("%+v: got %q; want %q", c.look, got, c.want)
+		}
+	}
+}
