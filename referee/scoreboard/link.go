@@ -88,13 +88,11 @@ func (s *server) tableURL(r *http.Request) (string, error) {
 }
 
 // link answers link.json: {"url": the table page's address for a phone}
-// or, when there is none, 404 with {"error": why}.
+// or, when there is none, {"error": why}.
 func (s *server) link(w http.ResponseWriter, r *http.Request) {
 	u, err := s.tableURL(r)
 	if err != nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusNotFound)
+		// Not a failure of the request: the page shows why.
 		writeJSON(w, struct {
 			Error string `json:"error"`
 		}{err.Error()})
