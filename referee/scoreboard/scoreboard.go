@@ -14,6 +14,7 @@
 //
 //	GET /                          the table's page (?table=ID for another table on the broker)
 //	GET /venue                     every table on the broker
+//	GET /overlay                   a stream overlay for OBS's browser source (transparent)
 //	GET /link.json                 the table page's address for a phone (?table=ID)
 //	GET /qr.svg                    that address as a QR code (?table=ID)
 //	GET /config.json               the page's settings (prefix, table, broker)
@@ -104,6 +105,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /index.html", s.page("index.html"))
 	mux.HandleFunc("GET /venue", s.page("venue.html"))
+	mux.HandleFunc("GET /overlay", s.page("overlay.html"))
 	mux.HandleFunc("GET /link.json", s.link)
 	mux.HandleFunc("GET /qr.svg", s.qr)
 	mux.HandleFunc("GET /config.json", s.configJSON)
