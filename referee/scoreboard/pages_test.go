@@ -292,6 +292,7 @@ func TestQRCodes(t *testing.T) {
 	if shown.URL != "http://bar-1.lan:8080/" {
 		t.Errorf("table page: got %q under the QR code; want http://bar-1.lan:8080/", shown.URL)
 	}
+	saveScreenshot(t, p, "table-qr.png")
 	v := open(t, web.URL+"/venue")
 	var srcs []string
 	waitFor(t, v, "the venue's QR codes", `(() => { const q = [...document.querySelectorAll('.venue-table img.qr')];
