@@ -2,8 +2,11 @@
 // MQTT discovery (MQTT.md): retained configs under homeassistant/ describe
 // a device per table with sensors for its phase, turn, current bid, each
 // seat's dice (and chips and rounds won where played), and the last
-// result, all read from the table's own topics with templates. Nothing is
-// published that the table's topics do not already say.
+// result, and an event entity for each game's result (Home Assistant
+// restores it across its restarts; the events topic is not retained), all
+// read from the table's own topics with templates, the device linked to
+// the table's page. Nothing is published that the table's topics do not
+// already say.
 //
 // Configs is pure: a snapshot in, messages out. Publisher keeps what was
 // published so that a seat that leaves the table loses its sensor, and
