@@ -47,13 +47,7 @@ func TestExternalBrokerWebSocketInConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := web.FromConfig(c, "127.0.0.1:0", nil, nil)
-	s.Journal = ""
-	w, err := web.Start(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := start(t, web.FromConfig(c, "127.0.0.1:0", nil, nil))
 	code, body := get(t, w.URL()+"config.json")
 	var got struct {
 		Table     string `json:"table"`
@@ -146,12 +140,7 @@ func TestPageURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := web.FromConfig(c, "127.0.0.1:0", nil, nil)
-	s.Journal = ""
-	w, err := web.Start(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := start(t, s)
 	if got := w.PageURL(); got != "https://liars.example.org/bar-3/" {
 		t.Errorf("with web.public_url: got %q; want it as it is", got)
 	}
@@ -162,12 +151,19 @@ func TestPageURL(t *testing.T) {
 	}
 
 	s.PublicURL = ""
-	w2, err := web.Start(context.Background(), s)
+	if got := start(t, s).PageURL(); got != "" {
+		t.Errorf("listening on loopback without web.public_url: got %q; want none (no phone reaches it)", got)
+	}
+}
+
+// start serves s without its journal until the test ends.
+func start(t *testing.T, s web.Setup) *web.Server {
+	t.Helper()
+	s.Journal = ""
+	w, err := web.Start(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w2.Close()
-	if got := w2.PageURL(); got != "" {
-		t.Errorf("listening on loopback without web.public_url: got %q; want none (no phone reaches it)", got)
-	}
+	t.Cleanup(w.Close)
+	return w
 }
