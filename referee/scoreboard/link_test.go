@@ -93,3 +93,17 @@ func TestLANURL(t *testing.T) {
 		t.Errorf("LANURL(0.0.0.0:8080): got %q; want the machine's address on the network, port 8080", got)
 	}
 }
+
+// BenchmarkQRSVG draws a table page's address as a QR code, as qr.svg
+// does at every request.
+func BenchmarkQRSVG(b *testing.B) {
+	var n int
+	for i := 0; i < b.N; i++ {
+		svg, err := scoreboard.QRSVG("http://192.168.100.200:8080/?table=bar-12")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(svg)
+	}
+	b.ReportMetric(float64(n), "bytes/svg")
+}
