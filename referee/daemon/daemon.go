@@ -367,8 +367,9 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		go func() {
 			defer wg.Done()
 			err := homeassistant.Run(bctx, homeassistant.RunOptions{
-				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table, Version: buildinfo.Get().Version},
-				Broker:  brokerURL, Username: user, Password: password,
+				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table, Version: buildinfo.Get().Version,
+					ConfigurationURL: w.PageURL()},
+				Broker: brokerURL, Username: user, Password: password,
 				CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 				Logger: log,
 			})

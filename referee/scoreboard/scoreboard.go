@@ -14,6 +14,9 @@
 //
 //	GET /                          the table's page (?table=ID for another table on the broker)
 //	GET /venue                     every table on the broker
+//	GET /overlay                   a stream overlay for OBS's browser source (transparent)
+//	GET /link.json                 the table page's address for a phone (?table=ID)
+//	GET /qr.svg                    that address as a QR code (?table=ID)
 //	GET /config.json               the page's settings (prefix, table, broker)
 //	GET /api/history               the current game's events and actions, from the journal
 //	GET /api/games                 the journal's games
@@ -62,6 +65,14 @@ type Options struct {
 	Journal Journal
 	// Logger logs failures to read the journal (slog.Default()).
 	Logger *slog.Logger
+	// PublicURL is the pages' address for phones and Home Assistant
+	// (web.public_url: https://bar-1.example.org/), used as it is for the
+	// QR codes; empty: the host a browser asked for, or HostURL.
+	PublicURL string
+	// HostURL is the pages' address on the network when a browser on
+	// this machine asked for localhost (LANURL of the listener); empty
+	// when the server listens on loopback only.
+	HostURL string
 }
 
 // pageConfig is config.json.
@@ -94,6 +105,9 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /index.html", s.page("index.html"))
 	mux.HandleFunc("GET /venue", s.page("venue.html"))
+	mux.HandleFunc("GET /overlay", s.page("overlay.html"))
+	mux.HandleFunc("GET /link.json", s.link)
+	mux.HandleFunc("GET /qr.svg", s.qr)
 	mux.HandleFunc("GET /config.json", s.configJSON)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/static/favicon.svg", http.StatusMovedPermanently)
