@@ -38,6 +38,41 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// killAtEnv, in a child daemon's environment, makes it kill -9 itself
+// right after it journals the first accepted line that holds this text
+// and before any of the line's events is published (see killAt).
+const killAtEnv = "LIARSD_DAEMON_TEST_KILL_AT"
+
+// killAt is a log handler that kills its own process with SIGKILL at the
+// referee's "input accepted" log line of a line holding the text line:
+// the referee logs it after the line's journal append (fsynced) and before
+// it publishes the line's events, state and reply.
+type killAt struct {
+	slog.Handler
+	line string
+}
+
+func (k killAt) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "referee: input accepted" {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "line" && strings.Contains(a.Value.String(), k.line) {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {} // the signal is on its way
+			}
+			return true
+		})
+	}
+	return k.Handler.Handle(ctx, r)
+}
+
+func (k killAt) WithAttrs(as []slog.Attr) slog.Handler {
+	return killAt{Handler: k.Handler.WithAttrs(as), line: k.line}
+}
+
+func (k killAt) WithGroup(name string) slog.Handler {
+	return killAt{Handler: k.Handler.WithGroup(name), line: k.line}
+}
+
 func runChild(path string) int {
 	c, err := config.Load(path)
 	if err != nil {
@@ -46,7 +81,11 @@ func runChild(path string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+	if at := os.Getenv(killAtEnv); at != "" {
+		h = killAt{Handler: h, line: at}
+	}
+	log := slog.New(h)
 	if err := daemon.Run(ctx, c, daemon.Options{Logger: log}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -198,29 +237,7 @@ func TestKill9AndRestart(t *testing.T) {
 		drv.play[s] = seats.NewSimple(uint64(i))
 	}
 
-	start := func() (*exec.Cmd, *sync.WaitGroup) {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"="+cfgPath)
-		logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		cmd.Stdout, cmd.Stderr = io.Discard, logf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
-		// Wait for this run's "online" (after the last status seen).
-		mark := len(sub.Messages())
-		sub.Wait(t, 15*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
-			for _, m := range ms[mark:] {
-				if m.Topic == "liarsdice/t1/status" && string(m.Payload) == "online" {
-					return true
-				}
-			}
-			return false
-		})
-		return cmd, &wg
-	}
+	start := func() (*exec.Cmd, *sync.WaitGroup) { return startChild(t, dir, cfgPath, sub) }
 	const kills = 8
 	offline := 0
 	for k := 0; k < kills; k++ {
@@ -292,6 +309,35 @@ func TestKill9AndRestart(t *testing.T) {
 	repeated := strings.Count(string(log), "referee: a command id seen before")
 	t.Logf("%d kills, %d games, %d events (%d rejected), %d event messages received (repeats allowed), %d commands sent, %d commands sent again answered without applying them again",
 		kills, games, len(want), rejected, len(evs), drv.seq, repeated)
+}
+
+// startChild runs the daemon on the configuration at cfgPath in a child
+// process (this test binary again, TestMain's childEnv), its log appended
+// to dir/daemon.log, with env added to its environment, and waits for its
+// "online" on sub (table t1). The WaitGroup is done when it has exited.
+func startChild(t *testing.T, dir, cfgPath string, sub *mqtttest.Subscriber, env ...string) (*exec.Cmd, *sync.WaitGroup) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+cfgPath), env...)
+	logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	cmd.Stdout, cmd.Stderr = io.Discard, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
+	// Wait for this run's "online" (after the last status seen).
+	mark := len(sub.Messages())
+	sub.Wait(t, 15*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
+		for _, m := range ms[mark:] {
+			if m.Topic == "liarsdice/t1/status" && string(m.Payload) == "online" {
+				return true
+			}
+		}
+		return false
+	})
+	return cmd, &wg
 }
 
 // writeDaemonConfig writes c as dir/liarsd.yaml for a daemon process, checks
