@@ -217,4 +217,3 @@ func TestKill9BetweenACorrectionAndItsEvents(t *testing.T) {
 	t.Logf("%d kills between a correction's journal line and its events, %d events, all equal to adjudicate(journal): %v",
 		kills, len(want), slices.Equal(got, want))
 }
-
