@@ -441,3 +441,28 @@ func TestCorrectRoundTrip(t *testing.T) {
 		t.Errorf("encoded %s: got type %v (%v); want correct", b, m["type"], err)
 	}
 }
+
+// BenchmarkCorrect is the cost of one correction: the game copied at the
+// call, the hand resolved again, the next hand started (five seats of five
+// dice, common-hand).
+func BenchmarkCorrect(b *testing.B) {
+	tb := engine.NewTable()
+	for _, l := range []string{
+		`{"type":"new_game","rules":"common-hand","seats":["A","B","C","D","E"],"first":"A"}`,
+		`{"type":"bid","seat":"A","quantity":3,"face":4}`,
+		`{"type":"challenge","seat":"B"}`,
+		`{"type":"reveal","dice":{"A":[4,4,1,2,3],"B":[4,2,2,3,5],"C":[6,6,6,1,1],"D":[2,3,4,5,6],"E":[1,2,3,5,5]}}`,
+	} {
+		if _, err := record.Apply(tb, []byte(l)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fix := engine.Action{Type: engine.ActCorrect, Dice: map[string][]int{
+		"A": {4, 4, 1, 2, 3}, "B": {4, 2, 2, 3, 5}, "C": {6, 6, 6, 1, 1}, "D": {2, 3, 1, 5, 6}, "E": {1, 2, 3, 5, 5}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tb.Apply(fix); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
