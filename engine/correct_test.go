@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -465,4 +466,84 @@ func BenchmarkCorrect(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Every reveal of random games of every preset (computer seats, shows,
+// folds, leaves among them), corrected to other dice: the correction gives
+// what a reveal of those dice gives, and a second correction back to the
+// dice first accepted leaves the table exactly as if nothing had been
+// corrected, the next hand's computer dice included, so that the game
+// goes on the same.
+func TestCorrectAnyReveal(t *testing.T) {
+	for _, preset := range engine.PresetNames() {
+		for seed := uint64(1); seed <= 8; seed++ {
+			_, actions, _ := playRandomGame(t, seed, preset)
+			rng := rand.New(rand.NewPCG(seed, 99))
+			plain, fixed := engine.NewTable(), engine.NewTable()
+			corrected := 0
+			for i, a := range actions {
+				pe, err := plain.Apply(a)
+				if err != nil {
+					t.Fatalf("%s seed %d: %+v refused: %v", preset, seed, a, err)
+				}
+				fe, err := fixed.Apply(a)
+				if err != nil || !reflect.DeepEqual(eventMaps(t, pe), eventMaps(t, fe)) {
+					t.Fatalf("%s seed %d: %+v after corrections: %s, %v; want %s", preset, seed, a, show(eventMaps(t, fe)), err, show(eventMaps(t, pe)))
+				}
+				if a.Type != engine.ActReveal {
+					continue
+				}
+				orig := fixed.Correctable().Dice
+				alt := map[string][]int{}
+				for name, faces := range orig {
+					alt[name] = append([]int(nil), faces...)
+					if k := rng.IntN(len(faces) + 1); k < len(faces) {
+						alt[name][k] = 1 + rng.IntN(fixed.Snapshot().Sides)
+					}
+				}
+				evs, err := fixed.Apply(engine.Action{Type: engine.ActCorrect, Dice: alt})
+				if err == nil {
+					corrected++
+					direct := engine.NewTable()
+					for _, b := range actions[:i] {
+						_, _ = direct.Apply(b)
+					}
+					de, err := direct.Apply(engine.Action{Type: engine.ActReveal, Dice: alt})
+					if err != nil || !reflect.DeepEqual(eventMaps(t, evs[1:]), eventMaps(t, de)) {
+						t.Fatalf("%s seed %d: correction to %v: %s; a reveal of them gives %s (%v)", preset, seed, alt, show(eventMaps(t, evs[1:])), show(eventMaps(t, de)), err)
+					}
+				} else if r := err.(*engine.Rejection); r.Reason != engine.BadReveal {
+					t.Fatalf("%s seed %d: correction to %v refused: %v", preset, seed, alt, err)
+				}
+				if _, err := fixed.Apply(engine.Action{Type: engine.ActCorrect, Dice: orig}); err != nil {
+					t.Fatalf("%s seed %d: correcting back to %v: %v", preset, seed, orig, err)
+				}
+				ps, fs := plain.Snapshot(), fixed.Snapshot()
+				ps.Seq, fs.Seq = 0, 0
+				if !reflect.DeepEqual(ps, fs) {
+					t.Fatalf("%s seed %d: corrected back: %s; want %s", preset, seed, show(fs), show(ps))
+				}
+				for _, st := range ps.Seats {
+					if !reflect.DeepEqual(plain.HiddenDice(st.Name), fixed.HiddenDice(st.Name)) {
+						t.Fatalf("%s seed %d: %s's next dice differ after correcting back", preset, seed, st.Name)
+					}
+				}
+			}
+			if corrected == 0 && preset != "tavern" {
+				t.Errorf("%s seed %d: no correction taken", preset, seed)
+			}
+		}
+	}
+}
+
+// eventMaps decodes events, their seq and line left out.
+func eventMaps(t *testing.T, evs []engine.Event) []map[string]any {
+	t.Helper()
+	var b bytes.Buffer
+	for _, e := range evs {
+		j, _ := json.Marshal(e)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return withoutNumbers(jsonLines(t, b.String()))
 }

@@ -193,21 +193,7 @@ func TestKill9BetweenACorrectionAndItsEvents(t *testing.T) {
 	wg.Wait()
 
 	want := adjudicate(t, c.JournalPath())
-	var evs []mqtttest.Message
-	sub.Wait(t, 20*time.Second, fmt.Sprintf("all %d events", len(want)), func(ms []mqtttest.Message) bool {
-		evs = evs[:0]
-		seen := map[int]bool{}
-		for _, m := range ms {
-			if m.Topic == "liarsdice/t1/events" {
-				evs = append(evs, m)
-				var h struct{ Seq int }
-				_ = json.Unmarshal(m.Payload, &h)
-				seen[h.Seq] = true
-			}
-		}
-		return len(seen) >= len(want)
-	})
-	got := uniqueEvents(t, evs)
+	got, _ := receivedEvents(t, sub, len(want))
 	if !slices.Equal(got, want) {
 		t.Errorf("received %d events, the journal gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}

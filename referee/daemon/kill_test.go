@@ -277,22 +277,7 @@ func TestKill9AndRestart(t *testing.T) {
 	if len(want) < 20 {
 		t.Fatalf("only %d events over %d runs: the test played too little", len(want), kills+1)
 	}
-	var evs []mqtttest.Message
-	msgs := sub.Wait(t, 20*time.Second, fmt.Sprintf("all %d events", len(want)), func(ms []mqtttest.Message) bool {
-		evs = evs[:0]
-		seen := map[int]bool{}
-		for _, m := range ms {
-			if m.Topic == "liarsdice/t1/events" {
-				evs = append(evs, m)
-				var h struct{ Seq int }
-				_ = json.Unmarshal(m.Payload, &h)
-				seen[h.Seq] = true
-			}
-		}
-		return len(seen) >= len(want)
-	})
-	_ = msgs
-	got := uniqueEvents(t, evs)
+	got, evs := receivedEvents(t, sub, len(want))
 	if !slices.Equal(got, want) {
 		t.Errorf("received %d events, the journal gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
@@ -338,6 +323,28 @@ func startChild(t *testing.T, dir, cfgPath string, sub *mqtttest.Subscriber, env
 		return false
 	})
 	return cmd, &wg
+}
+
+// receivedEvents waits until sub has received n events of table t1 (every
+// seq up to n at least once) and returns them, one per seq (uniqueEvents),
+// and every event message received.
+func receivedEvents(t *testing.T, sub *mqtttest.Subscriber, n int) ([]string, []mqtttest.Message) {
+	t.Helper()
+	var evs []mqtttest.Message
+	sub.Wait(t, 20*time.Second, fmt.Sprintf("all %d events", n), func(ms []mqtttest.Message) bool {
+		evs = evs[:0]
+		seen := map[int]bool{}
+		for _, m := range ms {
+			if m.Topic == "liarsdice/t1/events" {
+				evs = append(evs, m)
+				var h struct{ Seq int }
+				_ = json.Unmarshal(m.Payload, &h)
+				seen[h.Seq] = true
+			}
+		}
+		return len(seen) >= n
+	})
+	return uniqueEvents(t, evs), evs
 }
 
 // writeDaemonConfig writes c as dir/liarsd.yaml for a daemon process, checks

@@ -73,7 +73,7 @@ func TestGames(t *testing.T) {
 func TestGamesAfterACorrection(t *testing.T) {
 	lines := append(append([]string(nil), journalLines[:5]...),
 		`{"type":"correct","dice":{"ann":[3],"bob":[5],"cy":[2]}}`)
-	games := scoreboard.Games(scoreboard.SplitLines([]byte(strings.Join(lines, "\n")+"\n")))
+	games := scoreboard.Games(scoreboard.SplitLines([]byte(strings.Join(lines, "\n") + "\n")))
 	if len(games) != 1 {
 		t.Fatalf("got %d games; want 1", len(games))
 	}
