@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -13,9 +12,7 @@ import (
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
-	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
-	"github.com/liarsd/liarsd/referee/seats"
 )
 
 // A correction sent as an MQTT command, through Mosquitto and through the
@@ -25,13 +22,7 @@ import (
 func TestCorrectOverMQTT(t *testing.T) {
 	for _, broker := range []string{"mosquitto", "embedded"} {
 		t.Run(broker, func(t *testing.T) {
-			url := ""
-			if broker == "mosquitto" {
-				url = mqtttest.StartMosquitto(t).URL()
-			}
-			c := testConfig(t, url)
-			d := runDaemon(t, c)
-			sub := mqtttest.Subscribe(t, d.url, "watcher-"+broker, "liarsdice/t1/#")
+			c, _, sub := daemonOn(t, broker)
 			const reply = "liarsdice/t1/reply"
 			cmds := []string{
 				`{"id":1,"type":"new_game","rules":"common-hand","seats":["ann","bob","cy"],"first":"ann","seed":5}`,
@@ -110,18 +101,7 @@ func TestKill9BetweenACorrectionAndItsEvents(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("LIARSD_CORRECT_KILLS")); err == nil && n > 0 {
 		kills = n
 	}
-	m := mqtttest.StartMosquitto(t)
-	dir := t.TempDir()
-	c := config.Default()
-	c.Table, c.StateDir, c.Broker.URL = "t1", dir, m.URL()
-	c.JournalSegmentLines = 5
-	cfgPath := writeDaemonConfig(t, dir, c)
-	sub := mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
-	rng := rand.New(rand.NewPCG(33, uint64(time.Now().UnixNano())))
-	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: engine.PresetNames()}
-	for i, s := range []string{"ann", "bob", "cy"} {
-		drv.play[s] = seats.NewSimple(uint64(i))
-	}
+	c, dir, cfgPath, sub, drv := killTable(t, 33, engine.PresetNames())
 	corrected := func() int {
 		n := 0
 		for _, m := range sub.On("liarsdice/t1/events") {

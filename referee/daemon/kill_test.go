@@ -222,20 +222,8 @@ func TestKill9AndRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills daemon processes")
 	}
-	m := mqtttest.StartMosquitto(t)
-	dir := t.TempDir()
-	c := config.Default()
-	c.Table, c.StateDir, c.Broker.URL = "t1", dir, m.URL()
-	// Small segments: kills land around new segments too, and each start
-	// resumes from a checkpoint.
-	c.JournalSegmentLines = 5
-	cfgPath := writeDaemonConfig(t, dir, c)
-	sub := mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
-	rng := rand.New(rand.NewPCG(42, uint64(time.Now().UnixNano())))
-	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}}
-	for i, s := range []string{"ann", "bob", "cy"} {
-		drv.play[s] = seats.NewSimple(uint64(i))
-	}
+	c, dir, cfgPath, sub, drv := killTable(t, 42, nil)
+	rng := drv.rng
 
 	start := func() (*exec.Cmd, *sync.WaitGroup) { return startChild(t, dir, cfgPath, sub) }
 	const kills = 8
@@ -294,6 +282,29 @@ func TestKill9AndRestart(t *testing.T) {
 	repeated := strings.Count(string(log), "referee: a command id seen before")
 	t.Logf("%d kills, %d games, %d events (%d rejected), %d event messages received (repeats allowed), %d commands sent, %d commands sent again answered without applying them again",
 		kills, games, len(want), rejected, len(evs), drv.seq, repeated)
+}
+
+// killTable prepares a table t1 for a daemon in a child process, against
+// a Mosquitto of its own: its configuration (written in dir), a subscriber
+// to all its topics, and a driver that plays ann, bob and cy in games of
+// presets (common-hand only when nil), seeded with seed and the time.
+// Its journal is in segments of 5 lines: kills land around new segments
+// too, and each start resumes from a checkpoint.
+func killTable(t *testing.T, seed uint64, presets []string) (c config.Config, dir, cfgPath string, sub *mqtttest.Subscriber, drv *tableDriver) {
+	t.Helper()
+	m := mqtttest.StartMosquitto(t)
+	dir = t.TempDir()
+	c = config.Default()
+	c.Table, c.StateDir, c.Broker.URL = "t1", dir, m.URL()
+	c.JournalSegmentLines = 5
+	cfgPath = writeDaemonConfig(t, dir, c)
+	sub = mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
+	rng := rand.New(rand.NewPCG(seed, uint64(time.Now().UnixNano())))
+	drv = &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: presets}
+	for i, s := range []string{"ann", "bob", "cy"} {
+		drv.play[s] = seats.NewSimple(uint64(i))
+	}
+	return c, dir, cfgPath, sub, drv
 }
 
 // startChild runs the daemon on the configuration at cfgPath in a child
