@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 )
 
@@ -320,7 +319,7 @@ func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[in
 				return nil, reject(BadReveal, "%s's face %d is not 1 to %d", st.name, f, g.s.sides)
 			}
 		}
-		if what == "reveal" && !containsAll(faces, st.shown) {
+		if what != "opening roll" && !containsAll(faces, st.shown) {
 			return nil, reject(BadReveal, "%s's dice %v do not include the dice it showed %v", st.name, faces, st.shown)
 		}
 		byIdx[i] = faces
@@ -336,10 +335,10 @@ func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[in
 }
 
 func (g *game) phaseFor(what string) Phase {
-	if what == "reveal" {
-		return PhaseReveal
+	if what == "opening roll" {
+		return PhaseOpening
 	}
-	return PhaseOpening
+	return PhaseReveal // a reveal, or a correction from the game awaiting it
 }
 
 // containsAll reports whether faces holds every die of sub (as multisets).
@@ -371,12 +370,19 @@ func (g *game) seatsWhere(ok func(int) bool) []int {
 }
 
 func (g *game) doReveal(a Action) *Rejection {
-	dice, r := g.checkDice(a.Dice, g.seatsWhere(g.inHand), "reveal")
+	what := "reveal"
+	if a.Type == ActCorrect {
+		what = "correction"
+	}
+	dice, r := g.checkDice(a.Dice, g.seatsWhere(g.inHand), what)
 	if r != nil {
 		return r
 	}
+	before := g.clone() // the game awaiting this reveal, for a correction
 	revealed := make(map[string][]int, len(dice))
-	maps.Copy(revealed, a.Dice)
+	for i, faces := range dice {
+		revealed[g.seats[i].name] = faces
+	}
 	for i, st := range g.seats {
 		if _, given := dice[i]; st.computer && !given && g.inHand(i) {
 			dice[i] = st.hidden
@@ -385,6 +391,7 @@ func (g *game) doReveal(a Action) *Rejection {
 	}
 	g.emit(&Revealed{Header: Header{Type: EvRevealed}, Dice: revealed})
 	g.resolve(dice)
+	g.correct = &correction{before: before, dice: revealed}
 	return nil
 }
 

@@ -53,6 +53,7 @@ type resolution struct {
 type game struct {
 	p   *Preset
 	s   settings
+	src *rand.PCG // the seeded source rng draws from (clone copies it)
 	rng *rand.Rand
 
 	seats  []*seat
@@ -78,6 +79,9 @@ type game struct {
 	roundWinner            int // endurance: the last round's winner
 	last                   *resolution
 	bluffCheck             bool
+	// correct is the last accepted reveal while a correct line may
+	// replace it: from the reveal to the next accepted line.
+	correct *correction
 
 	events []Event
 }
@@ -85,7 +89,7 @@ type game struct {
 func (g *game) emit(e Event) { g.events = append(g.events, e) }
 
 // newGame checks a new_game action and starts the game it describes.
-func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) {
+func newGame(a Action, newSource func(seed int64) *rand.PCG) (*game, *Rejection) {
 	if r := CheckOptionValues(a.Options); r != nil {
 		return nil, r
 	}
@@ -107,11 +111,12 @@ func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) 
 		return nil, r
 	}
 	g := &game{
-		p: p, s: s, rng: newRand(a.Seed),
+		p: p, s: s, src: newSource(a.Seed),
 		byName: make(map[string]int, len(a.Seats)),
 		first:  -1, turn: -1, caller: -1, lastFolder: -1, roundWinner: -1,
 		number: 1,
 	}
+	g.rng = randFrom(g.src)
 	for i, name := range a.Seats {
 		g.seats = append(g.seats, &seat{name: name, dice: s.dice, chips: s.purse})
 		g.byName[name] = i

@@ -419,6 +419,23 @@ func (r *Referee) Do(ctx context.Context, line []byte, source string) (Reply, er
 	}
 }
 
+// Correct submits a correction of the last accepted reveal (a correct
+// line, docs/corrections.md) from the operator and waits for its reply:
+// the same path as every input, journaled, its events published. A
+// refused correction is answered with its reason (not_now once the next
+// hand's first bid was taken, bad_reveal for dice that do not fit the
+// hand) and, like any refused line, journaled as its rejected event.
+func (r *Referee) Correct(ctx context.Context, dice map[string][]int) (Reply, error) {
+	line, err := json.Marshal(struct {
+		Type string           `json:"type"`
+		Dice map[string][]int `json:"dice"`
+	}{engine.ActCorrect, dice})
+	if err != nil {
+		return Reply{}, fmt.Errorf("referee: encoding a correction: %w", err)
+	}
+	return r.Do(ctx, line, SourceOperator)
+}
+
 // Run referees until ctx is done. It first starts a new journal segment
 // if one is due, publishes the events replayed from the journal and the
 // state, then takes inputs one at a time.
@@ -806,11 +823,15 @@ type stateMessage struct {
 	Error  string `json:"error,omitempty"`
 	// Last is the last resolution, for dashboards.
 	Last *engine.Resolved `json:"last,omitempty"`
+	// Correctable is the hand a correct line would correct now and its
+	// dice as last accepted, for the operator page (docs/corrections.md).
+	Correctable *engine.CorrectableView `json:"correctable,omitempty"`
 }
 
 func (r *Referee) publishState() {
 	snap := r.table.Snapshot()
-	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last})
+	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last,
+		Correctable: r.table.Correctable()})
 	if err != nil {
 		r.log.Error("referee: marshalling the state", "err", err)
 		return

@@ -60,6 +60,7 @@ var fieldsOf = map[string][]string{
 	engine.ActNewGame:     {"rules", "seats", "first", "seed", "options", "computer", "bluff_bonus", "bluff_check"},
 	engine.ActOpeningRoll: {"dice"},
 	engine.ActReveal:      {"dice"},
+	engine.ActCorrect:     {"dice"},
 	engine.ActBid:         {"seat", "quantity", "face", "stake", "bluff"},
 	engine.ActShow:        {"seat", "shown"},
 	engine.ActChallenge:   {"seat", "stake"},
@@ -194,7 +195,7 @@ func Decode(b []byte) (engine.Action, error) {
 		if r := decodeComputers(&a, l); r != nil {
 			return engine.Action{}, r
 		}
-	case engine.ActOpeningRoll, engine.ActReveal:
+	case engine.ActOpeningRoll, engine.ActReveal, engine.ActCorrect:
 		need(l.Dice != nil, "dice")
 		a.Dice = make(map[string][]int, len(l.Dice))
 		for seat, faces := range l.Dice {

@@ -305,6 +305,8 @@ func (d *Driver) narrate(ch referee.Change, typ, seat string) {
 		d.Say("%s goes all in", seat)
 	case engine.ActReveal:
 		d.Say("reveal (%s): %v", ch.Source, a.Dice)
+	case engine.ActCorrect:
+		d.Say("correction of the last reveal (%s): %v", ch.Source, a.Dice)
 	}
 	for _, e := range ch.Events {
 		switch e := e.(type) {
