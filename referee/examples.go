@@ -17,10 +17,6 @@ import (
 	"github.com/liarsd/liarsd/vision"
 )
 
-// ActCorrect is the record line that corrects an accepted reveal: an
-// example waits for it until the table moves on.
-const ActCorrect = "correct"
-
 // ExamplesHeader is the first line of an examples folder's labels.csv: the
 // form of the labelled dice photographs the reader is trained on.
 const ExamplesHeader = "split,image,face,xmin,ymin,xmax,ymax"
@@ -91,7 +87,7 @@ func (e *Examples) Counts() (written, skipped int) {
 func (e *Examples) accept(a engine.Action, name string, frame *gocv.Mat, read []vision.Die, zones Zones) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if a.Type == ActCorrect {
+	if a.Type == engine.ActCorrect { // an example waits for it until the table moves on
 		if e.pending != nil {
 			e.pending.final = a.Dice
 		}

@@ -168,3 +168,56 @@ func TestLabelRead(t *testing.T) {
 		}
 	}
 }
+
+// A correction after the operator's reveal is what the example keeps.
+func TestExamplesKeepTheCorrection(t *testing.T) {
+	names := []string{"ann", "bob"}
+	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
+	pos := layout.Positions()
+	white := synth.Palettes[0]
+	truth := []synth.Die{
+		{X: pos[0].X - 30, Y: pos[0].Y, Face: 4, Colour: white.Body, PipColour: white.Pips},
+		{X: pos[0].X + 30, Y: pos[0].Y, Face: 6, Colour: white.Body, PipColour: white.Pips},
+		{X: pos[1].X - 30, Y: pos[1].Y, Face: 2, Colour: white.Body, PipColour: white.Pips},
+		{X: pos[1].X + 30, Y: pos[1].Y, Face: 3, Colour: white.Body, PipColour: white.Pips},
+	}
+	src := synth.NewSource(func(frame int) synth.Scene {
+		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame), Dice: truth}
+	})
+	dir := filepath.Join(t.TempDir(), "examples")
+	ex, err := referee.OpenExamples(dir, "t1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		Camera: sourceCamera{src}, Reader: doubtReader{src: src, doubt: 0},
+		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour, Examples: ex,
+	})
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	h.rec.waitFor(t, "a look asked for", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return len(h.rec.vision) >= 1
+	})
+	// A hurried operator types ann's die wrong, then corrects it.
+	for _, line := range []string{`{"type":"reveal","dice":{"ann":[5,6],"bob":[2,3]}}`, `{"type":"correct","dice":{"ann":[4,6],"bob":[2,3]}}`} {
+		if rep := h.do(t, line); !rep.OK {
+			t.Fatalf("%s: %+v", line, rep)
+		}
+	}
+	h.stop()
+	if err := ex.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(dir, "labels.csv"))
+	var faces []string
+	for _, row := range rows[1:] {
+		faces = append(faces, row[2])
+	}
+	slices.Sort(faces)
+	if want := []string{"2", "3", "4", "6"}; !slices.Equal(faces, want) {
+		t.Errorf("kept faces %v; want %v (the correction's)", faces, want)
+	}
+}
