@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -197,7 +198,10 @@ func Decode(b []byte) (engine.Action, error) {
 	case engine.ActOpeningRoll, engine.ActReveal:
 		need(l.Dice != nil, "dice")
 		a.Dice = make(map[string][]int, len(l.Dice))
-		for seat, faces := range l.Dice {
+		// The first seat in name order is named, so that a line is
+		// always refused in the same words.
+		for _, seat := range slices.Sorted(maps.Keys(l.Dice)) {
+			faces := l.Dice[seat]
 			if faces == nil {
 				return engine.Action{}, badInput("field %q must give %q a list of faces, not null", "dice", seat)
 			}
@@ -231,7 +235,8 @@ func decodeComputers(a *engine.Action, l line) *engine.Rejection {
 	if len(l.Computer) > 0 {
 		a.Computer = make(map[string]engine.ComputerSeat, len(l.Computer))
 	}
-	for name, c := range l.Computer {
+	for _, name := range slices.Sorted(maps.Keys(l.Computer)) {
+		c := l.Computer[name]
 		seat := engine.ComputerSeat{Insight: intOf(c.Insight), Level: deref(c.Level)}
 		if seat.Insight < 0 || seat.Insight > engine.MaxInsight {
 			return badInput("computer seat %q: insight must be 0 to %d", name, engine.MaxInsight)
@@ -241,7 +246,8 @@ func decodeComputers(a *engine.Action, l line) *engine.Rejection {
 	if len(l.BluffBonus) > 0 {
 		a.BluffBonus = make(map[string]int, len(l.BluffBonus))
 	}
-	for name, b := range l.BluffBonus {
+	for _, name := range slices.Sorted(maps.Keys(l.BluffBonus)) {
+		b := l.BluffBonus[name]
 		if b < -engine.MaxBluffBonus || b > engine.MaxBluffBonus {
 			return badInput("bluff bonus of %q must be -%d to %d", name, engine.MaxBluffBonus, engine.MaxBluffBonus)
 		}

@@ -153,6 +153,8 @@ func TestDecodeMessages(t *testing.T) {
 		{`{"type":"reveal","dice":{"A":[1.5]}}`, `field "dice" must be an integer`},
 		{`{"type":"reveal","dice":{"A":null,"B":[3]}}`, `field "dice" must give "A" a list of faces, not null`},
 		{`{"type":"opening_roll","dice":{"A":null}}`, `field "dice" must give "A" a list of faces, not null`},
+		{`{"type":"reveal","dice":{"Zed":null,"Bee":null,"Cy":null}}`, `field "dice" must give "Bee" a list of faces, not null`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"Z":{"insight":99},"C":{"insight":99}}}`, `computer seat "C": insight must be 0 to 20`},
 		{"{\"type\":\"new_game\",\"rules\":\"kids\",\"seats\":[\"A\",\"B\xffB\"]}", `the line is not UTF-8 text`},
 		{`{"type":"bid","seat":"A","quantity":2.0000000000000001,"face":3}`, `field "quantity" must be an integer`},
 	}
@@ -297,6 +299,31 @@ func TestReadLines(t *testing.T) {
 		got, err := linesSeen(tt.in, func(line []byte) string { return string(line) })
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+// TestRefusalsSameWords checks that a line naming several wrong seats is
+// refused naming the first in name order, every time: the names come from
+// a JSON object, read into a map, which Go iterates in no fixed order.
+func TestRefusalsSameWords(t *testing.T) {
+	game := `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann"}` + "\n"
+	call := `{"type":"bid","seat":"ann","quantity":1,"face":2}` + "\n" + `{"type":"challenge","seat":"bob"}` + "\n"
+	tests := []struct{ rec, want string }{
+		{game + call + `{"type":"reveal","dice":{"zed":[1],"cy":[1],"dee":[1],"ann":[1,1,1,1,1]}}`, `"cy" is not at this table`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"Z":{},"D":{},"X":{}}}`, `computer seat \"D\" is not at this table`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"Z":1,"D":1,"X":1}}`, `bluff bonus for \"D\", who is not at this table`},
+		{`{"type":"new_game","rules":"star-board","seats":["A","B"]}` + "\n" + `{"type":"opening_roll","dice":{"zed":[1],"cy":[1],"A":[1]}}`, `\"cy\" is not at this table`},
+	}
+	for _, tt := range tests {
+		for range 20 {
+			var out bytes.Buffer
+			if err := Adjudicate(strings.NewReader(tt.rec), &out); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), strings.ReplaceAll(tt.want, `"cy"`, `\"cy\"`)) {
+				t.Fatalf("%s:\ngot  %s\nwant a refusal %s", tt.rec, out.String(), tt.want)
+			}
 		}
 	}
 }
