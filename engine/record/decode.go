@@ -112,7 +112,21 @@ type options struct {
 // the wrong type gives a *engine.Rejection with reason bad_input. Fields it
 // does not know are ignored: those of other names, by exact comparison, and
 // those another type of line has (fieldsOf).
+//
+// The plain lines most records are made of are read in one pass
+// (decodeFast); every other line, and every line refused, is read by
+// decodeStrict, which alone gives the reasons and messages.
 func Decode(b []byte) (engine.Action, error) {
+	b = bytes.TrimSpace(b)
+	if a, ok := decodeFast(b); ok {
+		return a, nil
+	}
+	return decodeStrict(b)
+}
+
+// decodeStrict is Decode for any line: encoding/json reads it, and says
+// what is wrong with a line that is not JSON.
+func decodeStrict(b []byte) (engine.Action, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return engine.Action{}, badInput("the line is not a JSON object")

@@ -375,8 +375,9 @@ func FuzzDecodeLine(f *testing.F) {
 	})
 }
 
-// FuzzTable feeds fuzzed records to the engine: it must never panic and
-// must number its events without gaps.
+// FuzzTable feeds fuzzed records to the engine: it must never panic, must
+// number its events without gaps, and must write the same events as with
+// neither fast path (adjudicateStrict).
 func FuzzTable(f *testing.F) {
 	for _, s := range seedRecords(f) {
 		f.Add(s)
@@ -385,6 +386,9 @@ func FuzzTable(f *testing.F) {
 		var out bytes.Buffer
 		if err := Adjudicate(strings.NewReader(rec), &out); err != nil {
 			t.Fatal(err)
+		}
+		if d := adjudicateDiff(rec); d != "" {
+			t.Fatal(d)
 		}
 		seq := 0
 		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -423,24 +427,24 @@ func seedLines(tb testing.TB) []string {
 	return lines
 }
 
-// BenchmarkAdjudicate100k adjudicates a record of 100,000 lines: whole
-// games of every preset, refused lines included, one after another.
-func BenchmarkAdjudicate100k(b *testing.B) {
-	var rec bytes.Buffer
-	lines := 0
-	for lines < 100_000 {
-		for _, r := range seedRecords(b) {
-			for _, l := range strings.Split(strings.TrimSpace(r), "\n") {
-				if lines == 100_000 {
-					break
-				}
-				rec.WriteString(l)
-				rec.WriteByte('\n')
-				lines++
-			}
-		}
+// benchRecord builds a record of n lines: the seed records' whole games of
+// every preset, refused lines included, one after another.
+func benchRecord(b *testing.B, n int) []byte {
+	var one []string
+	for _, r := range seedRecords(b) {
+		one = append(one, strings.Split(strings.TrimSpace(r), "\n")...)
 	}
-	data := rec.Bytes()
+	var rec bytes.Buffer
+	for i := range n {
+		rec.WriteString(one[i%len(one)])
+		rec.WriteByte('\n')
+	}
+	return rec.Bytes()
+}
+
+// benchAdjudicate adjudicates a record of n lines and reports lines/s.
+func benchAdjudicate(b *testing.B, n int) {
+	data := benchRecord(b, n)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -449,4 +453,85 @@ func BenchmarkAdjudicate100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkAdjudicate100k adjudicates a record of 100,000 lines: whole
+// games of every preset, refused lines included, one after another.
+func BenchmarkAdjudicate100k(b *testing.B) { benchAdjudicate(b, 100_000) }
+
+// BenchmarkAdjudicate1M adjudicates a record of 1,000,000 lines, as
+// BenchmarkAdjudicate100k.
+func BenchmarkAdjudicate1M(b *testing.B) { benchAdjudicate(b, 1_000_000) }
+
+// BenchmarkAdjudicateParts100k measures each part of adjudicating
+// BenchmarkAdjudicate100k's record alone: decoding its lines (on the fast
+// path where it reads them, and all on the strict path), the engine
+// applying the decoded actions, and writing their events.
+func BenchmarkAdjudicateParts100k(b *testing.B) {
+	const n = 100_000
+	var lines [][]byte
+	err := ReadLines(bytes.NewReader(benchRecord(b, n)), func(_ int, line []byte, _ bool) error {
+		lines = append(lines, bytes.Clone(line))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var actions []engine.Action
+	var events []engine.Event
+	t := engine.NewTable()
+	for i, l := range lines {
+		evs, _ := ApplyLine(t, i+1, l)
+		events = append(events, evs...)
+		if a, err := Decode(l); err == nil {
+			actions = append(actions, a)
+		} else {
+			actions = append(actions, engine.Action{Type: "bad"})
+		}
+	}
+	perLine := func(b *testing.B) {
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	}
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			for _, l := range lines {
+				_, _ = Decode(l)
+			}
+		}
+		perLine(b)
+	})
+	b.Run("decode-strict", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			for _, l := range lines {
+				_, _ = decodeStrict(l)
+			}
+		}
+		perLine(b)
+	})
+	b.Run("engine", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			t := engine.NewTable()
+			for _, a := range actions {
+				_, _ = t.Apply(a)
+			}
+		}
+		perLine(b)
+	})
+	b.Run("events", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			ew := NewEventWriter(io.Discard)
+			if err := ew.Write(events...); err != nil {
+				b.Fatal(err)
+			}
+			if err := ew.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		perLine(b)
+	})
 }

@@ -1,0 +1,353 @@
+package record
+
+import (
+	"github.com/liarsd/liarsd/engine"
+)
+
+// The fast path. Almost every record line is one of a few plain shapes: a
+// bid, a call, a show or a reveal, written by a machine, with ASCII names,
+// small whole numbers and no escapes. decodeFast reads those in one pass,
+// without reflection, and gives up (ok false) on anything else: a
+// new_game, an escape or a byte beyond ASCII in a string, a number with a
+// fraction, an exponent or more than nine digits, a null where a known
+// field is read, a repeated field, a value nested more deeply than a
+// reveal's, a field missing or of the wrong type, or anything that is not
+// JSON. Decode then reads the line on the strict path, which alone says
+// why a line is refused; so a line the fast path reads gives exactly the
+// action the strict path gives (TestDecodeFastSameAsStrict,
+// FuzzDecodeFast), and a line it does not read gives exactly the strict
+// path's action or rejection.
+
+// maxFastFields is the most fields a line read on the fast path may have.
+const maxFastFields = 16
+
+// maxFastDepth is how deeply values may nest on the fast path: a reveal's
+// dice are an object (1) of lists (2).
+const maxFastDepth = 3
+
+// fastField is one field of a line: its name and its value's bytes.
+type fastField struct {
+	name, value []byte
+}
+
+// fastScanner reads a line from its start.
+type fastScanner struct {
+	b []byte
+	i int
+}
+
+// ws skips JSON's white space (RFC 8259: space, tab, line feed, carriage
+// return).
+func (s *fastScanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// str reads a string with no escapes and only printable ASCII, and returns
+// its contents.
+func (s *fastScanner) str() ([]byte, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, false
+	}
+	start := s.i + 1
+	for j := start; j < len(s.b); j++ {
+		c := s.b[j]
+		switch {
+		case c == '"':
+			s.i = j + 1
+			return s.b[start:j], true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// num reads a whole number of at most nine digits with no fraction and
+// no exponent, which is a JSON number and fits 32 bits.
+func (s *fastScanner) num() (int, bool) {
+	j := s.i
+	neg := j < len(s.b) && s.b[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	v := 0
+	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
+		v = v*10 + int(s.b[j]-'0')
+		j++
+	}
+	n := j - start
+	if n == 0 || n > 9 || (n > 1 && s.b[start] == '0') {
+		return 0, false
+	}
+	// What follows a number on the fast path ends it: no fraction, no
+	// exponent.
+	if j < len(s.b) {
+		switch s.b[j] {
+		case ' ', '\t', '\n', '\r', ',', '}', ']':
+		default:
+			return 0, false
+		}
+	}
+	s.i = j
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// word reads one of the literals true, false and null.
+func (s *fastScanner) word() bool {
+	for _, w := range [...]string{"true", "false", "null"} {
+		if len(s.b)-s.i >= len(w) && string(s.b[s.i:s.i+len(w)]) == w {
+			s.i += len(w)
+			return true
+		}
+	}
+	return false
+}
+
+// value reads a value the fast path knows: a string, a whole number, a
+// literal, or a list or an object of those, depth levels deep at most.
+func (s *fastScanner) value(depth int) bool {
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		_, ok := s.str()
+		return ok
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, ok := s.num()
+		return ok
+	case c == 't' || c == 'f' || c == 'n':
+		return s.word()
+	case (c == '[' || c == '{') && depth < maxFastDepth:
+		return s.container(c == '{', depth+1, nil)
+	}
+	return false
+}
+
+// container reads a list or an object whose opening bracket is at s.i.
+// An object's fields are handed to field, when it is not nil, with their
+// values' bytes; a field name repeated in the object is not read.
+func (s *fastScanner) container(object bool, depth int, field func(name, value []byte) bool) bool {
+	end := byte(']')
+	if object {
+		end = '}'
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == end {
+		s.i++
+		return true
+	}
+	for {
+		var name []byte
+		if object {
+			var ok bool
+			if name, ok = s.str(); !ok {
+				return false
+			}
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != ':' {
+				return false
+			}
+			s.i++
+			s.ws()
+		}
+		start := s.i
+		if !s.value(depth) {
+			return false
+		}
+		if field != nil && !field(name, s.b[start:s.i]) {
+			return false
+		}
+		s.ws()
+		if s.i >= len(s.b) {
+			return false
+		}
+		switch s.b[s.i] {
+		case ',':
+			s.i++
+			s.ws()
+		case end:
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// decodeFast reads a line, already trimmed of white space, on the fast
+// path; ok is false when the strict path must read it.
+func decodeFast(b []byte) (a engine.Action, ok bool) {
+	var fields [maxFastFields]fastField
+	n := 0
+	s := fastScanner{b: b}
+	if len(b) == 0 || b[0] != '{' {
+		return a, false
+	}
+	ok = s.container(true, 1, func(name, value []byte) bool {
+		if n == len(fields) {
+			return false
+		}
+		for _, f := range fields[:n] {
+			if string(f.name) == string(name) {
+				return false
+			}
+		}
+		fields[n] = fastField{name, value}
+		n++
+		return true
+	})
+	if !ok || s.i != len(b) {
+		return a, false
+	}
+	get := func(name string) []byte {
+		for _, f := range fields[:n] {
+			if string(f.name) == name {
+				return f.value
+			}
+		}
+		return nil
+	}
+	typ, ok := fastString(get("type"))
+	if !ok {
+		return a, false
+	}
+	switch typ {
+	case engine.ActBid, engine.ActShow, engine.ActChallenge, engine.ActSpotOn,
+		engine.ActFold, engine.ActAllIn, engine.ActLeave:
+		if a.Seat, ok = fastString(get("seat")); !ok {
+			return a, false
+		}
+	case engine.ActReveal, engine.ActOpeningRoll:
+	default: // new_game and the lines the strict path refuses
+		return a, false
+	}
+	a.Type = typ
+	switch typ {
+	case engine.ActBid:
+		q, okQ := fastNumber(get("quantity"))
+		f, okF := fastNumber(get("face"))
+		if !okQ || !okF {
+			return a, false
+		}
+		a.Quantity, a.Face = q, f
+		if a.Stake, ok = fastStake(get("stake")); !ok {
+			return a, false
+		}
+		if v := get("bluff"); v != nil {
+			switch string(v) {
+			case "true":
+				a.Bluff = true
+			case "false":
+			default:
+				return a, false
+			}
+		}
+	case engine.ActChallenge:
+		if a.Stake, ok = fastStake(get("stake")); !ok {
+			return a, false
+		}
+	case engine.ActShow:
+		if a.Shown, ok = fastFaces(get("shown")); !ok {
+			return a, false
+		}
+	case engine.ActReveal, engine.ActOpeningRoll:
+		if a.Dice, ok = fastDice(get("dice")); !ok {
+			return a, false
+		}
+	}
+	return a, true
+}
+
+// fastString reads a field's value as a string; ok is false when the
+// field is missing or not a string the fast path reads.
+func fastString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	return string(v[1 : len(v)-1]), true
+}
+
+// fastNumber reads a field's value as a whole number.
+func fastNumber(v []byte) (int, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	s := fastScanner{b: v}
+	n, ok := s.num()
+	return n, ok && s.i == len(v)
+}
+
+// fastStake reads a stake, which may be left out (nil).
+func fastStake(v []byte) (*int, bool) {
+	if v == nil {
+		return nil, true
+	}
+	n, ok := fastNumber(v)
+	if !ok {
+		return nil, false
+	}
+	return &n, true
+}
+
+// fastFaces reads a list of whole numbers.
+func fastFaces(v []byte) ([]int, bool) {
+	if len(v) == 0 || v[0] != '[' {
+		return nil, false
+	}
+	faces := make([]int, 0, 8)
+	s := fastScanner{b: v}
+	ok := s.container(false, 2, nil)
+	if !ok {
+		return nil, false
+	}
+	// The list is valid; read its numbers again, knowing each is one.
+	s = fastScanner{b: v, i: 1}
+	for {
+		s.ws()
+		if s.b[s.i] == ']' {
+			return faces, true
+		}
+		n, ok := s.num()
+		if !ok {
+			return nil, false
+		}
+		faces = append(faces, n)
+		s.ws()
+		if s.b[s.i] == ',' {
+			s.i++
+		}
+	}
+}
+
+// fastDice reads an object of seats and their lists of faces.
+func fastDice(v []byte) (map[string][]int, bool) {
+	if len(v) == 0 || v[0] != '{' {
+		return nil, false
+	}
+	dice := make(map[string][]int, 8)
+	s := fastScanner{b: v}
+	ok := s.container(true, 1, func(name, value []byte) bool {
+		if _, seen := dice[string(name)]; seen {
+			return false
+		}
+		faces, ok := fastFaces(value)
+		if ok {
+			dice[string(name)] = faces
+		}
+		return ok
+	})
+	return dice, ok
+}
