@@ -286,7 +286,9 @@ func (o *options) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &names); err != nil {
 		return &json.UnmarshalTypeError{Value: "options", Type: reflect.TypeFor[options](), Field: "options"}
 	}
-	for n := range names {
+	// The first in name order is named, so that a line is always refused
+	// in the same words.
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		if !knownOption(n) {
 			return unknownOptionError(n)
 		}

@@ -127,6 +127,28 @@ func TestDecodeFastSameAsStrict(t *testing.T) {
 		`{"type":"opening_roll","dice":{"A":[6],"B":[6]}}`,
 		`{"type":"opening_roll","seat":["A"],"dice":{"A":[1]}}`,
 		`{"type":"new_game","rules":"kids","seats":["A","B"],"first":"A"}`,
+		`{"type":"new_game","rules":"kids","seats":["A","B"],"first":""}`,
+		`{"type":"new_game","rules":"kids","seats":["A","B"],"first":null}`,
+		`{"type":"new_game","rules":"kids","seats":[],"seed":-7}`,
+		`{"type":"new_game","rules":"kids","seats":["A",null]}`,
+		`{"type":"new_game","rules":"kids","seats":["A",5]}`,
+		`{"type":"new_game","rules":"kids"}`,
+		`{"type":"new_game"}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":999999999999999999,"options":{"dice":5,"purse":0,"wild":"ones","die_hard":true,"show_reroll":false,"games":3,"ante":1,"sides":6}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":9223372036854775807}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"dice":5,"dice":6}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"dice":99}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"sides":1}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"Dice":5}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"wild":5}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"wild":"all"}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"die_hard":null}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"dice":{"x":1}}}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":null}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":5}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_check":false}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"Rules":"kids","seat":"A","dice":[1]}`,
 		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"type":"fold","seat":"A"}`,
 	)
 	for _, l := range lines {
@@ -163,7 +185,31 @@ func generatedLine(r *rand.Rand) string {
 		return "[" + strings.Join(fs, pick(",", " , ", ",,")) + "]"
 	}
 	var fields []string
-	switch r.IntN(7) {
+	switch r.IntN(8) {
+	case 7:
+		var seats []string
+		for range r.IntN(5) {
+			seats = append(seats, seat())
+		}
+		fields = append(fields, `"type":"new_game"`, `"rules":`+pick(`"kids"`, `"tavern"`, `"classic"`, `"x"`, `""`, "null", "5"),
+			`"seats":`+pick("["+strings.Join(seats, ",")+"]", "null", `"A"`, "[]"))
+		if r.IntN(2) == 0 {
+			fields = append(fields, `"first":`+seat())
+		}
+		if r.IntN(2) == 0 {
+			fields = append(fields, `"seed":`+pick(num(), "3201892794067733691", "-320189279406773369", "9223372036854775807", "1e18"))
+		}
+		if r.IntN(2) == 0 {
+			var opts []string
+			for range r.IntN(4) {
+				opts = append(opts, pick(`"dice"`, `"sides"`, `"games"`, `"purse"`, `"ante"`, `"die_hard"`, `"show_reroll"`, `"wild"`, `"Dice"`, `"x"`)+
+					":"+pick(num(), "true", "false", `"ones"`, `"none"`, `"all"`))
+			}
+			fields = append(fields, `"options":`+pick("{"+strings.Join(opts, ",")+"}", "null", "[]"))
+		}
+		if r.IntN(6) == 0 {
+			fields = append(fields, pick(`"computer":{"B":{"insight":3}}`, `"bluff_bonus":{"A":1}`, `"bluff_check":true`))
+		}
 	case 0, 1, 2:
 		fields = append(fields, `"type":"bid"`, `"seat":`+seat(), `"quantity":`+num(), `"face":`+num())
 		if r.IntN(3) == 0 {

@@ -8,7 +8,7 @@ import (
 // bid, a call, a show or a reveal, written by a machine, with ASCII names,
 // small whole numbers and no escapes. decodeFast reads those in one pass,
 // without reflection, and gives up (ok false) on anything else: a
-// new_game, an escape or a byte beyond ASCII in a string, a number with a
+// new_game with computer seats or bluff bonuses, an escape or a byte beyond ASCII in a string, a number with a
 // fraction, an exponent or more than nine digits, a null where a known
 // field is read, a repeated field, a value nested more deeply than a
 // reveal's, a field missing or of the wrong type, or anything that is not
@@ -20,6 +20,10 @@ import (
 
 // maxFastFields is the most fields a line read on the fast path may have.
 const maxFastFields = 16
+
+// seedDigits is the most digits of a number on the fast path: a seed's
+// 64 bits hold any number of 18 digits.
+const seedDigits = 18
 
 // maxFastDepth is how deeply values may nest on the fast path: a reveal's
 // dice are an object (1) of lists (2).
@@ -69,22 +73,22 @@ func (s *fastScanner) str() ([]byte, bool) {
 	return nil, false
 }
 
-// num reads a whole number of at most nine digits with no fraction and
-// no exponent, which is a JSON number and fits 32 bits.
-func (s *fastScanner) num() (int, bool) {
+// num reads a whole number of at most maxDigits digits with no fraction
+// and no exponent, which is a JSON number.
+func (s *fastScanner) num(maxDigits int) (int64, bool) {
 	j := s.i
 	neg := j < len(s.b) && s.b[j] == '-'
 	if neg {
 		j++
 	}
 	start := j
-	v := 0
+	var v int64
 	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-		v = v*10 + int(s.b[j]-'0')
+		v = v*10 + int64(s.b[j]-'0')
 		j++
 	}
 	n := j - start
-	if n == 0 || n > 9 || (n > 1 && s.b[start] == '0') {
+	if n == 0 || n > maxDigits || (n > 1 && s.b[start] == '0') {
 		return 0, false
 	}
 	// What follows a number on the fast path ends it: no fraction, no
@@ -125,7 +129,7 @@ func (s *fastScanner) value(depth int) bool {
 		_, ok := s.str()
 		return ok
 	case c == '-' || (c >= '0' && c <= '9'):
-		_, ok := s.num()
+		_, ok := s.num(seedDigits)
 		return ok
 	case c == 't' || c == 'f' || c == 'n':
 		return s.word()
@@ -231,7 +235,10 @@ func decodeFast(b []byte) (a engine.Action, ok bool) {
 			return a, false
 		}
 	case engine.ActReveal, engine.ActOpeningRoll:
-	default: // new_game and the lines the strict path refuses
+	case engine.ActNewGame:
+		a.Type = typ
+		return a, fastNewGame(&a, get)
+	default: // the lines the strict path refuses
 		return a, false
 	}
 	a.Type = typ
@@ -280,13 +287,21 @@ func fastString(v []byte) (string, bool) {
 	return string(v[1 : len(v)-1]), true
 }
 
-// fastNumber reads a field's value as a whole number.
+// fastNumber reads a field's value as a whole number of at most nine
+// digits, which fits 32 bits as the strict path's wholeNumber does.
 func fastNumber(v []byte) (int, bool) {
+	n, ok := fastWhole(v, 9)
+	return int(n), ok
+}
+
+// fastWhole reads a field's value as a whole number of at most maxDigits
+// digits.
+func fastWhole(v []byte, maxDigits int) (int64, bool) {
 	if len(v) == 0 {
 		return 0, false
 	}
 	s := fastScanner{b: v}
-	n, ok := s.num()
+	n, ok := s.num(maxDigits)
 	return n, ok && s.i == len(v)
 }
 
@@ -320,11 +335,11 @@ func fastFaces(v []byte) ([]int, bool) {
 		if s.b[s.i] == ']' {
 			return faces, true
 		}
-		n, ok := s.num()
+		n, ok := s.num(9)
 		if !ok {
 			return nil, false
 		}
-		faces = append(faces, n)
+		faces = append(faces, int(n))
 		s.ws()
 		if s.b[s.i] == ',' {
 			s.i++
@@ -350,4 +365,134 @@ func fastDice(v []byte) (map[string][]int, bool) {
 		return ok
 	})
 	return dice, ok
+}
+
+// fastNewGame reads a new_game's rules, seats, first seat, seed and
+// options; ok is false for one with computer seats, bluff bonuses or a
+// bluff check, an option the strict path refuses, or anything else the
+// fast path does not read.
+func fastNewGame(a *engine.Action, get func(name string) []byte) bool {
+	if get("computer") != nil || get("bluff_bonus") != nil || get("bluff_check") != nil {
+		return false
+	}
+	var ok bool
+	if v := get("rules"); v != nil {
+		if a.Rules, ok = fastString(v); !ok {
+			return false
+		}
+	}
+	if v := get("first"); v != nil {
+		if a.First, ok = fastString(v); !ok {
+			return false
+		}
+		a.EmptyFirst = a.First == ""
+	}
+	if v := get("seed"); v != nil {
+		if a.Seed, ok = fastWhole(v, seedDigits); !ok {
+			return false
+		}
+	}
+	if v := get("seats"); v != nil {
+		if a.Seats, ok = fastNames(v); !ok {
+			return false
+		}
+	}
+	if v := get("options"); v != nil {
+		if a.Options, ok = fastOptions(v); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// fastNames reads a list of strings.
+func fastNames(v []byte) ([]string, bool) {
+	if v[0] != '[' {
+		return nil, false
+	}
+	names := make([]string, 0, 8)
+	s := fastScanner{b: v}
+	ok := s.container(false, 2, nil)
+	s = fastScanner{b: v, i: 1}
+	for ok {
+		s.ws()
+		if s.b[s.i] == ']' {
+			return names, true
+		}
+		var name []byte
+		if name, ok = s.str(); ok {
+			names = append(names, string(name))
+		}
+		s.ws()
+		if s.b[s.i] == ',' {
+			s.i++
+		}
+	}
+	return nil, false
+}
+
+// fastOptions reads a new_game's options; ok is false for an option the
+// referee does not know, a value of the wrong type or out of its range.
+func fastOptions(v []byte) (o engine.Options, ok bool) {
+	if v[0] != '{' {
+		return o, false
+	}
+	s := fastScanner{b: v}
+	ok = s.container(true, 2, func(name, value []byte) bool {
+		var seen bool
+		switch string(name) {
+		case "dice":
+			seen, o.Dice = o.Dice != nil, fastInt(value)
+			return !seen && o.Dice != nil
+		case "sides":
+			seen, o.Sides = o.Sides != nil, fastInt(value)
+			return !seen && o.Sides != nil
+		case "games":
+			seen, o.Games = o.Games != nil, fastInt(value)
+			return !seen && o.Games != nil
+		case "purse":
+			seen, o.Purse = o.Purse != nil, fastInt(value)
+			return !seen && o.Purse != nil
+		case "ante":
+			seen, o.Ante = o.Ante != nil, fastInt(value)
+			return !seen && o.Ante != nil
+		case "die_hard":
+			seen, o.DieHard = o.DieHard != nil, fastBool(value)
+			return !seen && o.DieHard != nil
+		case "show_reroll":
+			seen, o.ShowReroll = o.ShowReroll != nil, fastBool(value)
+			return !seen && o.ShowReroll != nil
+		case "wild":
+			if o.Wild != nil {
+				return false
+			}
+			w, ok := fastString(value)
+			o.Wild = &w
+			return ok
+		}
+		return false
+	})
+	return o, ok && engine.CheckOptionValues(o) == nil
+}
+
+// fastInt reads a whole number of at most nine digits, or gives nil.
+func fastInt(v []byte) *int {
+	n, ok := fastNumber(v)
+	if !ok {
+		return nil
+	}
+	return &n
+}
+
+// fastBool reads true or false, or gives nil.
+func fastBool(v []byte) *bool {
+	var b bool
+	switch string(v) {
+	case "true":
+		b = true
+	case "false":
+	default:
+		return nil
+	}
+	return &b
 }
