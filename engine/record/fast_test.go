@@ -136,6 +136,11 @@ func TestDecodeFastSameAsStrict(t *testing.T) {
 		`{"type":"new_game"}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":999999999999999999,"options":{"dice":5,"purse":0,"wild":"ones","die_hard":true,"show_reroll":false,"games":3,"ante":1,"sides":6}}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":9223372036854775807}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":-9223372036854775807}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":9223372036854775808}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":-9223372036854775808}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":9999999999999999999}`,
+		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":10000000000000000000}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{}}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"dice":5,"dice":6}}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"dice":99}}`,
@@ -147,6 +152,26 @@ func TestDecodeFastSameAsStrict(t *testing.T) {
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":{"dice":{"x":1}}}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"options":null}`,
 		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":5}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":5,"level":"strong","note":[1,{}]},"A":{}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":99}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":-1}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":null}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"level":null}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"Insight":7}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{"insight":1,"insight":2}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":{},"B":{"insight":2}}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":null}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"B":[]}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":["B"]}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"A":2,"B":-3}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"A":2000}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"A":2,"A":3}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"A":null}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"A":"2"}}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_check":null}`,
+		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_check":"yes"}`,
 		`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_check":false}`,
 		`{"type":"new_game","rules":"classic","seats":["A","B"],"Rules":"kids","seat":"A","dice":[1]}`,
 		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"type":"fold","seat":"A"}`,
@@ -157,12 +182,24 @@ func TestDecodeFastSameAsStrict(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(2026, 11))
+	fast := map[string]int{}
 	for range 50_000 {
 		l := generatedLine(r)
 		if d := sameAsStrict([]byte(l)); d != "" {
 			t.Fatalf("%q: %s", l, d)
 		}
+		if a, ok := decodeFast(bytes.TrimSpace([]byte(l))); ok {
+			fast[a.Type]++
+		}
 	}
+	// The generated lines are to try both paths, the fast one with every
+	// type of line.
+	for _, typ := range []string{engine.ActNewGame, engine.ActBid, engine.ActShow, engine.ActChallenge, engine.ActReveal, engine.ActOpeningRoll} {
+		if fast[typ] < 100 {
+			t.Errorf("%d generated %s lines read on the fast path; want 100 or more", fast[typ], typ)
+		}
+	}
+	t.Logf("read on the fast path: %v", fast)
 }
 
 // generatedLine writes a record line of the shapes the fast path reads,
@@ -171,10 +208,16 @@ func TestDecodeFastSameAsStrict(t *testing.T) {
 func generatedLine(r *rand.Rand) string {
 	pick := func(s ...string) string { return s[r.IntN(len(s))] }
 	num := func() string {
+		if r.IntN(2) == 0 {
+			return pick("1", "2", "3", "6")
+		}
 		return pick("0", "1", "2", "6", "-1", "-0", "10", "999999999", "1000000000", "01", "2.0", "2.5", "1e1",
 			"1E+0", "-", "\"3\"", "null", "true", "[3]", "{}", "4294967296", "00", "3 ", " 3")
 	}
 	seat := func() string {
+		if r.IntN(2) == 0 {
+			return pick(`"A"`, `"B"`)
+		}
 		return pick(`"A"`, `"seat1"`, `"bob"`, `""`, `"a b"`, `"A\"B"`, `"\u0041"`, "\"\u00e9\"", "\"A\x01\"", `5`, `null`, `["A"]`)
 	}
 	faces := func() string {
@@ -197,7 +240,8 @@ func generatedLine(r *rand.Rand) string {
 			fields = append(fields, `"first":`+seat())
 		}
 		if r.IntN(2) == 0 {
-			fields = append(fields, `"seed":`+pick(num(), "3201892794067733691", "-320189279406773369", "9223372036854775807", "1e18"))
+			fields = append(fields, `"seed":`+pick(num(), "3201892794067733691", "-320189279406773369", "9223372036854775807", "9223372036854775808",
+				"-9223372036854775808", "9999999999999999999", "1e18"))
 		}
 		if r.IntN(2) == 0 {
 			var opts []string
@@ -208,7 +252,13 @@ func generatedLine(r *rand.Rand) string {
 			fields = append(fields, `"options":`+pick("{"+strings.Join(opts, ",")+"}", "null", "[]"))
 		}
 		if r.IntN(6) == 0 {
-			fields = append(fields, pick(`"computer":{"B":{"insight":3}}`, `"bluff_bonus":{"A":1}`, `"bluff_check":true`))
+			fields = append(fields, `"computer":`+pick(`{"B":{"insight":`+num()+`}}`, `{"B":{"level":`+seat()+`,"x":1},"A":{}}`, `{}`, `null`, `{"B":null}`))
+		}
+		if r.IntN(6) == 0 {
+			fields = append(fields, `"bluff_bonus":`+pick(`{"A":`+num()+`}`, `{"A":1,"B":-2}`, `{}`, `null`, `[1]`))
+		}
+		if r.IntN(6) == 0 {
+			fields = append(fields, `"bluff_check":`+pick("true", "false", "null", "1"))
 		}
 	case 0, 1, 2:
 		fields = append(fields, `"type":"bid"`, `"seat":`+seat(), `"quantity":`+num(), `"face":`+num())

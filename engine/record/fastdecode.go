@@ -1,6 +1,8 @@
 package record
 
 import (
+	"math"
+
 	"github.com/liarsd/liarsd/engine"
 )
 
@@ -8,7 +10,7 @@ import (
 // bid, a call, a show or a reveal, written by a machine, with ASCII names,
 // small whole numbers and no escapes. decodeFast reads those in one pass,
 // without reflection, and gives up (ok false) on anything else: a
-// new_game with computer seats or bluff bonuses, an escape or a byte beyond ASCII in a string, a number with a
+// new_game's refused option, an escape or a byte beyond ASCII in a string, a number with a
 // fraction, an exponent or more than nine digits, a null where a known
 // field is read, a repeated field, a value nested more deeply than a
 // reveal's, a field missing or of the wrong type, or anything that is not
@@ -21,9 +23,9 @@ import (
 // maxFastFields is the most fields a line read on the fast path may have.
 const maxFastFields = 16
 
-// seedDigits is the most digits of a number on the fast path: a seed's
-// 64 bits hold any number of 18 digits.
-const seedDigits = 18
+// seedDigits is the most digits of a number on the fast path, a seed's;
+// one beyond 64 bits is left to the strict path.
+const seedDigits = 19
 
 // maxFastDepth is how deeply values may nest on the fast path: a reveal's
 // dice are an object (1) of lists (2).
@@ -82,13 +84,13 @@ func (s *fastScanner) num(maxDigits int) (int64, bool) {
 		j++
 	}
 	start := j
-	var v int64
+	var v uint64 // 19 digits fit
 	for j < len(s.b) && s.b[j] >= '0' && s.b[j] <= '9' {
-		v = v*10 + int64(s.b[j]-'0')
+		v = v*10 + uint64(s.b[j]-'0')
 		j++
 	}
 	n := j - start
-	if n == 0 || n > maxDigits || (n > 1 && s.b[start] == '0') {
+	if n == 0 || n > maxDigits || (n > 1 && s.b[start] == '0') || v > math.MaxInt64 {
 		return 0, false
 	}
 	// What follows a number on the fast path ends it: no fraction, no
@@ -102,9 +104,9 @@ func (s *fastScanner) num(maxDigits int) (int64, bool) {
 	}
 	s.i = j
 	if neg {
-		v = -v
+		return -int64(v), true
 	}
-	return v, true
+	return int64(v), true
 }
 
 // word reads one of the literals true, false and null.
@@ -367,15 +369,26 @@ func fastDice(v []byte) (map[string][]int, bool) {
 	return dice, ok
 }
 
-// fastNewGame reads a new_game's rules, seats, first seat, seed and
-// options; ok is false for one with computer seats, bluff bonuses or a
-// bluff check, an option the strict path refuses, or anything else the
-// fast path does not read.
+// fastNewGame reads a new_game's fields; ok is false for an option,
+// an insight or a bluff bonus the strict path refuses, or anything else
+// the fast path does not read.
 func fastNewGame(a *engine.Action, get func(name string) []byte) bool {
-	if get("computer") != nil || get("bluff_bonus") != nil || get("bluff_check") != nil {
-		return false
-	}
 	var ok bool
+	if v := get("computer"); v != nil {
+		if a.Computer, ok = fastComputers(v); !ok {
+			return false
+		}
+	}
+	if v := get("bluff_bonus"); v != nil {
+		if a.BluffBonus, ok = fastBonuses(v); !ok {
+			return false
+		}
+	}
+	if v := get("bluff_check"); v != nil {
+		if a.BluffCheck = fastBool(v); a.BluffCheck == nil {
+			return false
+		}
+	}
 	if v := get("rules"); v != nil {
 		if a.Rules, ok = fastString(v); !ok {
 			return false
@@ -495,4 +508,77 @@ func fastBool(v []byte) *bool {
 		return nil
 	}
 	return &b
+}
+
+// fastComputers reads a new_game's computer seats: an object of seats and
+// their insight and level, fields of other names ignored. An empty object
+// is no computer seats (nil), as on the strict path.
+func fastComputers(v []byte) (map[string]engine.ComputerSeat, bool) {
+	if v[0] != '{' {
+		return nil, false
+	}
+	var seats map[string]engine.ComputerSeat
+	s := fastScanner{b: v}
+	ok := s.container(true, 2, func(name, value []byte) bool {
+		if _, seen := seats[string(name)]; seen || value[0] != '{' {
+			return false
+		}
+		var c engine.ComputerSeat
+		var insight, level bool
+		s := fastScanner{b: value}
+		ok := s.container(true, 3, func(field, value []byte) bool {
+			var ok bool
+			switch string(field) {
+			case "insight":
+				if insight {
+					return false
+				}
+				c.Insight, ok = fastNumber(value)
+				insight = true
+				return ok && c.Insight >= 0 && c.Insight <= engine.MaxInsight
+			case "level":
+				if level {
+					return false
+				}
+				c.Level, ok = fastString(value)
+				level = true
+				return ok
+			}
+			return true
+		})
+		if ok {
+			if seats == nil {
+				seats = make(map[string]engine.ComputerSeat, 4)
+			}
+			seats[string(name)] = c
+		}
+		return ok
+	})
+	return seats, ok
+}
+
+// fastBonuses reads a new_game's bluff bonuses, an object of seats and
+// whole numbers within the bonus's range. An empty object is no bonuses
+// (nil), as on the strict path.
+func fastBonuses(v []byte) (map[string]int, bool) {
+	if v[0] != '{' {
+		return nil, false
+	}
+	var bonuses map[string]int
+	s := fastScanner{b: v}
+	ok := s.container(true, 2, func(name, value []byte) bool {
+		if _, seen := bonuses[string(name)]; seen {
+			return false
+		}
+		b, ok := fastNumber(value)
+		if !ok || b < -engine.MaxBluffBonus || b > engine.MaxBluffBonus {
+			return false
+		}
+		if bonuses == nil {
+			bonuses = make(map[string]int, 4)
+		}
+		bonuses[string(name)] = b
+		return true
+	})
+	return bonuses, ok
 }
