@@ -25,7 +25,11 @@ func Adjudicate(r io.Reader, w io.Writer) error {
 		if tooLong {
 			return ew.Write(t.Reject(n, badInput("the line is longer than %d bytes", MaxLineBytes)))
 		}
-		evs, _ := ApplyLine(t, n, line)
+		evs, err := Apply(t, line)
+		if err != nil {
+			// As ApplyLine, without a list for the one event.
+			return ew.Write(t.Reject(n, err))
+		}
 		return ew.Write(evs...)
 	})
 	if ferr := ew.Flush(); err == nil {

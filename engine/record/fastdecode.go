@@ -321,10 +321,14 @@ func fastStake(v []byte) (*int, bool) {
 
 // fastFaces reads a list of whole numbers.
 func fastFaces(v []byte) ([]int, bool) {
+	return appendFaces(make([]int, 0, 8), v)
+}
+
+// appendFaces reads a list of whole numbers and appends them to faces.
+func appendFaces(faces []int, v []byte) ([]int, bool) {
 	if len(v) == 0 || v[0] != '[' {
 		return nil, false
 	}
-	faces := make([]int, 0, 8)
 	s := fastScanner{b: v}
 	ok := s.container(false, 2, nil)
 	if !ok {
@@ -355,14 +359,17 @@ func fastDice(v []byte) (map[string][]int, bool) {
 		return nil, false
 	}
 	dice := make(map[string][]int, 8)
+	// Every seat's faces lie in one list, each seat's capped at its end.
+	all := make([]int, 0, 32)
 	s := fastScanner{b: v}
 	ok := s.container(true, 1, func(name, value []byte) bool {
 		if _, seen := dice[string(name)]; seen {
 			return false
 		}
-		faces, ok := fastFaces(value)
-		if ok {
-			dice[string(name)] = faces
+		start := len(all)
+		var ok bool
+		if all, ok = appendFaces(all, value); ok {
+			dice[string(name)] = all[start:len(all):len(all)]
 		}
 		return ok
 	})
