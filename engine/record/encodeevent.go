@@ -157,8 +157,8 @@ func sorted[V any](e *eventEncoder, m map[string]V) []string {
 	return e.keys
 }
 
-// counts appends a map of seats and numbers.
-func (e *eventEncoder) counts(b []byte, m map[string]int) []byte {
+// object appends a map of seats and values, each value appended by value.
+func object[V any](e *eventEncoder, b []byte, m map[string]V, value func([]byte, V) []byte) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
@@ -167,26 +167,21 @@ func (e *eventEncoder) counts(b []byte, m map[string]int) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(append(e.string(b, k), ':'), int64(m[k]), 10)
+		b = value(append(e.string(b, k), ':'), m[k])
 	}
 	return append(b, '}')
 }
 
+// counts appends a map of seats and numbers.
+func (e *eventEncoder) counts(b []byte, m map[string]int) []byte {
+	return object(e, b, m, func(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) })
+}
+
 // faces appends a map of seats and their faces.
 func (e *eventEncoder) faces(b []byte, m map[string][]int) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '{')
-	for i, k := range sorted(e, m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(e.string(b, k), ':')
-		f := m[k]
+	return object(e, b, m, func(b []byte, f []int) []byte {
 		if f == nil {
-			b = append(b, "null"...)
-			continue
+			return append(b, "null"...)
 		}
 		b = append(b, '[')
 		for j, n := range f {
@@ -195,9 +190,8 @@ func (e *eventEncoder) faces(b []byte, m map[string][]int) []byte {
 			}
 			b = strconv.AppendInt(b, int64(n), 10)
 		}
-		b = append(b, ']')
-	}
-	return append(b, '}')
+		return append(b, ']')
+	})
 }
 
 // names appends a list of seats.

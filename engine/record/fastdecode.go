@@ -459,40 +459,38 @@ func fastOptions(v []byte) (o engine.Options, ok bool) {
 	}
 	s := fastScanner{b: v}
 	ok = s.container(true, 2, func(name, value []byte) bool {
-		var seen bool
 		switch string(name) {
 		case "dice":
-			seen, o.Dice = o.Dice != nil, fastInt(value)
-			return !seen && o.Dice != nil
+			return setOnce(&o.Dice, fastInt(value))
 		case "sides":
-			seen, o.Sides = o.Sides != nil, fastInt(value)
-			return !seen && o.Sides != nil
+			return setOnce(&o.Sides, fastInt(value))
 		case "games":
-			seen, o.Games = o.Games != nil, fastInt(value)
-			return !seen && o.Games != nil
+			return setOnce(&o.Games, fastInt(value))
 		case "purse":
-			seen, o.Purse = o.Purse != nil, fastInt(value)
-			return !seen && o.Purse != nil
+			return setOnce(&o.Purse, fastInt(value))
 		case "ante":
-			seen, o.Ante = o.Ante != nil, fastInt(value)
-			return !seen && o.Ante != nil
+			return setOnce(&o.Ante, fastInt(value))
 		case "die_hard":
-			seen, o.DieHard = o.DieHard != nil, fastBool(value)
-			return !seen && o.DieHard != nil
+			return setOnce(&o.DieHard, fastBool(value))
 		case "show_reroll":
-			seen, o.ShowReroll = o.ShowReroll != nil, fastBool(value)
-			return !seen && o.ShowReroll != nil
+			return setOnce(&o.ShowReroll, fastBool(value))
 		case "wild":
-			if o.Wild != nil {
-				return false
-			}
 			w, ok := fastString(value)
-			o.Wild = &w
-			return ok
+			return ok && setOnce(&o.Wild, &w)
 		}
 		return false
 	})
 	return o, ok && engine.CheckOptionValues(o) == nil
+}
+
+// setOnce sets *field to v; false when v is nil (a value not read) or
+// *field was set already (an option given twice).
+func setOnce[T any](field **T, v *T) bool {
+	if v == nil || *field != nil {
+		return false
+	}
+	*field = v
+	return true
 }
 
 // fastInt reads a whole number of at most nine digits, or gives nil.
