@@ -197,6 +197,7 @@ FUZZTIME_IMAGE ?= 30s
 FUZZMINIMIZE_IMAGE ?= 10s
 fuzz: deps
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime $(FUZZTIME) ./engine/record
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeFast$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzTable$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./calibration
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeImage$$' -fuzztime $(FUZZTIME_IMAGE) \

@@ -290,10 +290,8 @@ func checkShown(a Action) *Rejection {
 // checkDice checks the seats and faces of a reveal or opening roll against
 // the seats expected and the dice each must show.
 func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[int][]int, *Rejection) {
-	for name := range dice {
-		if _, r := g.seatOf(name); r != nil {
-			return nil, r
-		}
+	if r := g.unknownSeatIn(dice); r != nil {
+		return nil, r
 	}
 	if g.phaseFor(what) != g.phase {
 		return nil, reject(NotNow, "no %s is awaited now (the game is in its %s phase)", what, g.phase)
@@ -325,13 +323,33 @@ func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[in
 		byIdx[i] = faces
 	}
 	if len(dice) != len(byIdx) {
-		for name := range dice {
-			if i := g.byName[name]; !slices.Contains(want, i) {
-				return nil, reject(BadReveal, "%s is not in this %s", name, what)
-			}
+		if name, ok := firstName(dice, func(name string) bool { return !slices.Contains(want, g.byName[name]) }); ok {
+			return nil, reject(BadReveal, "%s is not in this %s", name, what)
 		}
 	}
 	return byIdx, nil
+}
+
+// unknownSeatIn refuses dice given for a seat not at the table, naming the
+// first such seat in name order, so that a record is always refused in the
+// same words.
+func (g *game) unknownSeatIn(dice map[string][]int) *Rejection {
+	if name, ok := firstName(dice, func(name string) bool { _, r := g.seatOf(name); return r != nil }); ok {
+		_, r := g.seatOf(name)
+		return r
+	}
+	return nil
+}
+
+// firstName returns the first name of dice, in name order, for which bad
+// is true; ok is false when there is none.
+func firstName(dice map[string][]int, bad func(name string) bool) (first string, ok bool) {
+	for name := range dice {
+		if (!ok || name < first) && bad(name) {
+			first, ok = name, true
+		}
+	}
+	return first, ok
 }
 
 func (g *game) phaseFor(what string) Phase {
@@ -396,10 +414,8 @@ func (g *game) doReveal(a Action) *Rejection {
 }
 
 func (g *game) doOpeningRoll(a Action) *Rejection {
-	for name := range a.Dice {
-		if _, r := g.seatOf(name); r != nil {
-			return r
-		}
+	if r := g.unknownSeatIn(a.Dice); r != nil {
+		return r
 	}
 	if !g.p.OpeningRoll {
 		return reject(NotAllowed, "%s has no opening roll", g.p.Name)

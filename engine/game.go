@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -147,13 +149,13 @@ func newGame(a Action, newSource func(seed int64) *rand.PCG) (*game, *Rejection)
 // bluff bonuses against their limits (the record package refuses them
 // first; this holds for an Action built in code too).
 func checkBluffNumbers(a Action) *Rejection {
-	for name, c := range a.Computer {
-		if c.Insight < 0 || c.Insight > MaxInsight {
+	for _, name := range slices.Sorted(maps.Keys(a.Computer)) {
+		if c := a.Computer[name]; c.Insight < 0 || c.Insight > MaxInsight {
 			return reject(BadInput, "computer seat %q: insight must be 0 to %d", name, MaxInsight)
 		}
 	}
-	for name, b := range a.BluffBonus {
-		if b < -MaxBluffBonus || b > MaxBluffBonus {
+	for _, name := range slices.Sorted(maps.Keys(a.BluffBonus)) {
+		if b := a.BluffBonus[name]; b < -MaxBluffBonus || b > MaxBluffBonus {
 			return reject(BadInput, "bluff bonus of %q must be -%d to %d", name, MaxBluffBonus, MaxBluffBonus)
 		}
 	}
@@ -166,14 +168,17 @@ func (g *game) seatComputers(a Action) *Rejection {
 	if a.BluffCheck != nil {
 		g.bluffCheck = *a.BluffCheck
 	}
-	for name, c := range a.Computer {
+	// Names in order, so that a game is always refused in the same words.
+	for _, name := range slices.Sorted(maps.Keys(a.Computer)) {
+		c := a.Computer[name]
 		i, ok := g.byName[name]
 		if !ok {
 			return reject(UnknownSeat, "computer seat %q is not at this table", name)
 		}
 		g.seats[i].computer, g.seats[i].insight, g.seats[i].level = true, c.Insight, c.Level
 	}
-	for name, bonus := range a.BluffBonus {
+	for _, name := range slices.Sorted(maps.Keys(a.BluffBonus)) {
+		bonus := a.BluffBonus[name]
 		i, ok := g.byName[name]
 		if !ok {
 			return reject(UnknownSeat, "bluff bonus for %q, who is not at this table", name)
