@@ -92,10 +92,11 @@ func (t *Table) Correctable() *CorrectableView {
 // returns the game that replaces g; g itself is not changed, so a refused
 // correction changes nothing.
 func (g *game) doCorrect(a Action) (*game, *Rejection) {
-	for name := range a.Dice {
-		if _, r := g.seatOf(name); r != nil {
-			return nil, r
-		}
+	// The first unknown seat in name order, so that a record gives the
+	// same refusal on every run.
+	if name, bad := firstName(a.Dice, func(name string) bool { _, r := g.seatOf(name); return r != nil }); bad {
+		_, r := g.seatOf(name)
+		return nil, r
 	}
 	if g.correct == nil {
 		return nil, reject(NotNow, "there is no reveal to correct: a reveal can be corrected until the next accepted line after it (the next hand's first bid)")
