@@ -170,6 +170,21 @@ train: build train-deps
 	./$(BIN) readtrain -models vision/model -o vision/model/reader.json
 	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
 
+# train-house fine-tunes the face network on a table's own examples
+# (camera.learn keeps them under STATE_DIR/examples) from the shipped
+# networks' PyTorch weights (vision/model/*.pt), with the labelled
+# photographs when they are here, and chooses its bars on the examples it
+# held out; set camera.models to HOUSE_OUT to read with it (docs/vision.md).
+HOUSE        ?=
+HOUSE_OUT    ?= build/house-model
+HOUSE_STEPS  ?= 600
+HOUSE_PHOTOS ?= $(if $(wildcard ../shared/data/dice-photos/labels.csv),../shared/data/dice-photos,)
+.PHONY: train-house
+train-house: build train-deps
+	@[ -n "$(HOUSE)" ] || { echo "make train-house: set HOUSE to a table's examples folder (camera.learn keeps them in STATE_DIR/examples)"; exit 2; }
+	$(PYTHON) vision/recipe/train.py --photos '$(HOUSE_PHOTOS)' --house $(HOUSE) --finder vision/model/finder.pt --faces-init vision/model/faces.pt --face-steps $(HOUSE_STEPS) --lr 1e-3 --out $(HOUSE_OUT) $(TRAIN_FLAGS)
+	./$(BIN) readtrain -photos $(HOUSE) -models $(HOUSE_OUT) -o $(HOUSE_OUT)/reader.json
+
 # fuzz runs each fuzz target (by hand: they are not part of test) for
 # FUZZTIME, but FuzzDecodeImage, which runs the whole dice reader on each
 # image it decodes (hundreds of inputs a second, down to a few while it
@@ -182,6 +197,7 @@ FUZZTIME_IMAGE ?= 30s
 FUZZMINIMIZE_IMAGE ?= 10s
 fuzz: deps
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime $(FUZZTIME) ./engine/record
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeFast$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzTable$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./calibration
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeImage$$' -fuzztime $(FUZZTIME_IMAGE) \

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 )
 
@@ -291,10 +290,8 @@ func checkShown(a Action) *Rejection {
 // checkDice checks the seats and faces of a reveal or opening roll against
 // the seats expected and the dice each must show.
 func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[int][]int, *Rejection) {
-	for name := range dice {
-		if _, r := g.seatOf(name); r != nil {
-			return nil, r
-		}
+	if r := g.unknownSeatIn(dice); r != nil {
+		return nil, r
 	}
 	if g.phaseFor(what) != g.phase {
 		return nil, reject(NotNow, "no %s is awaited now (the game is in its %s phase)", what, g.phase)
@@ -320,26 +317,46 @@ func (g *game) checkDice(dice map[string][]int, want []int, what string) (map[in
 				return nil, reject(BadReveal, "%s's face %d is not 1 to %d", st.name, f, g.s.sides)
 			}
 		}
-		if what == "reveal" && !containsAll(faces, st.shown) {
+		if what != "opening roll" && !containsAll(faces, st.shown) {
 			return nil, reject(BadReveal, "%s's dice %v do not include the dice it showed %v", st.name, faces, st.shown)
 		}
 		byIdx[i] = faces
 	}
 	if len(dice) != len(byIdx) {
-		for name := range dice {
-			if i := g.byName[name]; !slices.Contains(want, i) {
-				return nil, reject(BadReveal, "%s is not in this %s", name, what)
-			}
+		if name, ok := firstName(dice, func(name string) bool { return !slices.Contains(want, g.byName[name]) }); ok {
+			return nil, reject(BadReveal, "%s is not in this %s", name, what)
 		}
 	}
 	return byIdx, nil
 }
 
-func (g *game) phaseFor(what string) Phase {
-	if what == "reveal" {
-		return PhaseReveal
+// unknownSeatIn refuses dice given for a seat not at the table, naming the
+// first such seat in name order, so that a record is always refused in the
+// same words.
+func (g *game) unknownSeatIn(dice map[string][]int) *Rejection {
+	if name, ok := firstName(dice, func(name string) bool { _, r := g.seatOf(name); return r != nil }); ok {
+		_, r := g.seatOf(name)
+		return r
 	}
-	return PhaseOpening
+	return nil
+}
+
+// firstName returns the first name of dice, in name order, for which bad
+// is true; ok is false when there is none.
+func firstName(dice map[string][]int, bad func(name string) bool) (first string, ok bool) {
+	for name := range dice {
+		if (!ok || name < first) && bad(name) {
+			first, ok = name, true
+		}
+	}
+	return first, ok
+}
+
+func (g *game) phaseFor(what string) Phase {
+	if what == "opening roll" {
+		return PhaseOpening
+	}
+	return PhaseReveal // a reveal, or a correction from the game awaiting it
 }
 
 // containsAll reports whether faces holds every die of sub (as multisets).
@@ -371,12 +388,19 @@ func (g *game) seatsWhere(ok func(int) bool) []int {
 }
 
 func (g *game) doReveal(a Action) *Rejection {
-	dice, r := g.checkDice(a.Dice, g.seatsWhere(g.inHand), "reveal")
+	what := "reveal"
+	if a.Type == ActCorrect {
+		what = "correction"
+	}
+	dice, r := g.checkDice(a.Dice, g.seatsWhere(g.inHand), what)
 	if r != nil {
 		return r
 	}
+	before := g.clone() // the game awaiting this reveal, for a correction
 	revealed := make(map[string][]int, len(dice))
-	maps.Copy(revealed, a.Dice)
+	for i, faces := range dice {
+		revealed[g.seats[i].name] = faces
+	}
 	for i, st := range g.seats {
 		if _, given := dice[i]; st.computer && !given && g.inHand(i) {
 			dice[i] = st.hidden
@@ -385,14 +409,13 @@ func (g *game) doReveal(a Action) *Rejection {
 	}
 	g.emit(&Revealed{Header: Header{Type: EvRevealed}, Dice: revealed})
 	g.resolve(dice)
+	g.correct = &correction{before: before, dice: revealed}
 	return nil
 }
 
 func (g *game) doOpeningRoll(a Action) *Rejection {
-	for name := range a.Dice {
-		if _, r := g.seatOf(name); r != nil {
-			return r
-		}
+	if r := g.unknownSeatIn(a.Dice); r != nil {
+		return r
 	}
 	if !g.p.OpeningRoll {
 		return reject(NotAllowed, "%s has no opening roll", g.p.Name)

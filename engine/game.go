@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -53,6 +55,7 @@ type resolution struct {
 type game struct {
 	p   *Preset
 	s   settings
+	src *rand.PCG // the seeded source rng draws from (clone copies it)
 	rng *rand.Rand
 
 	seats  []*seat
@@ -78,6 +81,9 @@ type game struct {
 	roundWinner            int // endurance: the last round's winner
 	last                   *resolution
 	bluffCheck             bool
+	// correct is the last accepted reveal while a correct line may
+	// replace it: from the reveal to the next accepted line.
+	correct *correction
 
 	events []Event
 }
@@ -85,7 +91,7 @@ type game struct {
 func (g *game) emit(e Event) { g.events = append(g.events, e) }
 
 // newGame checks a new_game action and starts the game it describes.
-func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) {
+func newGame(a Action, newSource func(seed int64) *rand.PCG) (*game, *Rejection) {
 	if r := CheckOptionValues(a.Options); r != nil {
 		return nil, r
 	}
@@ -107,11 +113,12 @@ func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) 
 		return nil, r
 	}
 	g := &game{
-		p: p, s: s, rng: newRand(a.Seed),
+		p: p, s: s, src: newSource(a.Seed),
 		byName: make(map[string]int, len(a.Seats)),
 		first:  -1, turn: -1, caller: -1, lastFolder: -1, roundWinner: -1,
 		number: 1,
 	}
+	g.rng = randFrom(g.src)
 	for i, name := range a.Seats {
 		g.seats = append(g.seats, &seat{name: name, dice: s.dice, chips: s.purse})
 		g.byName[name] = i
@@ -142,13 +149,13 @@ func newGame(a Action, newRand func(seed int64) *rand.Rand) (*game, *Rejection) 
 // bluff bonuses against their limits (the record package refuses them
 // first; this holds for an Action built in code too).
 func checkBluffNumbers(a Action) *Rejection {
-	for name, c := range a.Computer {
-		if c.Insight < 0 || c.Insight > MaxInsight {
+	for _, name := range slices.Sorted(maps.Keys(a.Computer)) {
+		if c := a.Computer[name]; c.Insight < 0 || c.Insight > MaxInsight {
 			return reject(BadInput, "computer seat %q: insight must be 0 to %d", name, MaxInsight)
 		}
 	}
-	for name, b := range a.BluffBonus {
-		if b < -MaxBluffBonus || b > MaxBluffBonus {
+	for _, name := range slices.Sorted(maps.Keys(a.BluffBonus)) {
+		if b := a.BluffBonus[name]; b < -MaxBluffBonus || b > MaxBluffBonus {
 			return reject(BadInput, "bluff bonus of %q must be -%d to %d", name, MaxBluffBonus, MaxBluffBonus)
 		}
 	}
@@ -161,14 +168,17 @@ func (g *game) seatComputers(a Action) *Rejection {
 	if a.BluffCheck != nil {
 		g.bluffCheck = *a.BluffCheck
 	}
-	for name, c := range a.Computer {
+	// Names in order, so that a game is always refused in the same words.
+	for _, name := range slices.Sorted(maps.Keys(a.Computer)) {
+		c := a.Computer[name]
 		i, ok := g.byName[name]
 		if !ok {
 			return reject(UnknownSeat, "computer seat %q is not at this table", name)
 		}
 		g.seats[i].computer, g.seats[i].insight, g.seats[i].level = true, c.Insight, c.Level
 	}
-	for name, bonus := range a.BluffBonus {
+	for _, name := range slices.Sorted(maps.Keys(a.BluffBonus)) {
+		bonus := a.BluffBonus[name]
 		i, ok := g.byName[name]
 		if !ok {
 			return reject(UnknownSeat, "bluff bonus for %q, who is not at this table", name)

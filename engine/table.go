@@ -8,21 +8,29 @@ import (
 // Table referees one table: a sequence of games, each begun by a new_game
 // action. It numbers its events with seq, 1, 2, 3, ... without gaps.
 type Table struct {
-	seq     int
-	g       *game
-	newRand func(seed int64) *rand.Rand
+	seq       int
+	g         *game
+	newSource func(seed int64) *rand.PCG
 }
 
 // NewTable returns a table with no game yet.
 func NewTable() *Table {
-	return &Table{newRand: SeededRand}
+	return &Table{newSource: seededSource}
 }
 
 // SeededRand is the engine's source of randomness for a game's seed: the
 // same seed always gives the same draws.
 func SeededRand(seed int64) *rand.Rand {
-	return rand.New(rand.NewPCG(uint64(seed), 0x6c69617273646963))
+	return randFrom(seededSource(seed))
 }
+
+// seededSource is SeededRand's source, which a game keeps so that a copy
+// of the game (for a correction) draws the same numbers.
+func seededSource(seed int64) *rand.PCG {
+	return rand.NewPCG(uint64(seed), 0x6c69617273646963)
+}
+
+func randFrom(src *rand.PCG) *rand.Rand { return rand.New(src) }
 
 // Apply checks one action and carries it out. It returns the events the
 // action caused, numbered, or a *Rejection that says why it was refused; a
@@ -42,10 +50,10 @@ func (t *Table) Apply(a Action) ([]Event, error) {
 
 func (t *Table) apply(a Action) *Rejection {
 	if a.Type == ActNewGame {
-		if t.newRand == nil { // a zero Table seeds like NewTable's
-			t.newRand = SeededRand
+		if t.newSource == nil { // a zero Table seeds like NewTable's
+			t.newSource = seededSource
 		}
-		g, r := newGame(a, t.newRand)
+		g, r := newGame(a, t.newSource)
 		if r != nil {
 			return r
 		}
@@ -63,15 +71,31 @@ func (t *Table) apply(a Action) *Rejection {
 	if t.g == nil {
 		return reject(NoGame, "no game has started; a new_game comes first")
 	}
+	if a.Type == ActCorrect {
+		// A correction may undo the end of a game: it is taken after
+		// game_over while the window is open.
+		g, r := t.g.doCorrect(a)
+		if r != nil {
+			return r
+		}
+		t.g = g
+		return nil
+	}
 	if t.g.phase == PhaseGameOver {
 		return reject(NoGame, "the game is over; a new_game starts the next")
 	}
-	return t.g.apply(a)
+	if r := t.g.apply(a); r != nil {
+		return r
+	}
+	if a.Type != ActReveal {
+		t.g.correct = nil // the window of a correction closes
+	}
+	return nil
 }
 
 func knownAction(typ string) bool {
 	switch typ {
-	case ActNewGame, ActOpeningRoll, ActBid, ActShow, ActChallenge, ActSpotOn, ActReveal, ActFold, ActAllIn, ActLeave:
+	case ActNewGame, ActOpeningRoll, ActBid, ActShow, ActChallenge, ActSpotOn, ActReveal, ActFold, ActAllIn, ActLeave, ActCorrect:
 		return true
 	}
 	return false

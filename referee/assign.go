@@ -3,7 +3,9 @@ package referee
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/vision"
@@ -74,24 +76,40 @@ type Look struct {
 	Counts []SeatCount
 }
 
-// Message describes a look that is not OK, for people.
+// Message describes a look that is not OK, for people: how many dice are
+// in doubt and at which seats, and each seat whose count is off.
 func (l Look) Message() string {
 	if l.OK {
 		return "the read matches the dice in play"
 	}
-	msg := ""
+	var parts []string
 	if len(l.Doubts) > 0 {
-		msg = fmt.Sprintf("%d dice in doubt", len(l.Doubts))
+		var where []string
+		for _, d := range l.Doubts {
+			w := d.Seat
+			if w == "" {
+				w = "outside every seat"
+			}
+			if !slices.Contains(where, w) {
+				where = append(where, w)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s in doubt (%s)", diceCount(len(l.Doubts)), strings.Join(where, ", ")))
 	}
 	for _, c := range l.Counts {
 		if c.Seen != c.Expected {
-			if msg != "" {
-				msg += "; "
-			}
-			msg += fmt.Sprintf("%s has %d dice, %d seen", c.Seat, c.Expected, c.Seen)
+			parts = append(parts, fmt.Sprintf("%s has %s, %d seen", c.Seat, diceCount(c.Expected), c.Seen))
 		}
 	}
-	return msg
+	return strings.Join(parts, "; ")
+}
+
+// diceCount says n dice in words: "1 die", "2 dice".
+func diceCount(n int) string {
+	if n == 1 {
+		return "1 die"
+	}
+	return fmt.Sprintf("%d dice", n)
 }
 
 // CheckRead assigns each die read to its seat and checks the result against

@@ -100,3 +100,22 @@ func TestCalibratedZones(t *testing.T) {
 		t.Errorf("fallback: got %q, %v; want bob", got, ok)
 	}
 }
+
+func TestLookMessage(t *testing.T) {
+	cases := []struct {
+		look Look
+		want string
+	}{
+		{Look{OK: true}, "the read matches the dice in play"},
+		{Look{Doubts: []Doubt{{Seat: "ann"}}}, "1 die in doubt (ann)"},
+		{Look{Doubts: []Doubt{{Seat: "ann"}, {Seat: "cy"}, {Seat: "ann"}}}, "3 dice in doubt (ann, cy)"},
+		{Look{Doubts: []Doubt{{Reason: "no_seat"}}}, "1 die in doubt (outside every seat)"},
+		{Look{Counts: []SeatCount{{Seat: "bob", Expected: 1, Seen: 0}, {Seat: "cy", Expected: 5, Seen: 5}}}, "bob has 1 die, 0 seen"},
+		{Look{Doubts: []Doubt{{Seat: "dee"}}, Counts: []SeatCount{{Seat: "cy", Expected: 5, Seen: 4}}}, "1 die in doubt (dee); cy has 5 dice, 4 seen"},
+	}
+	for _, c := range cases {
+		if got := c.look.Message(); got != c.want {
+			t.Errorf("got %q; want %q", got, c.want)
+		}
+	}
+}

@@ -20,7 +20,9 @@ func (r *Referee) showOnBoard(a engine.Action, evs []engine.Event, snap engine.S
 			r.log.Debug("referee: board", "what", what, "err", err)
 		}
 	}
-	if a.Type == engine.ActNewGame {
+	if a.Type == engine.ActNewGame || a.Type == engine.ActCorrect {
+		// A correction's events show the hand's result again from a
+		// clear board: the next hand's turn or the winner it shows now.
 		b.Clear()
 	}
 	switch a.Type {

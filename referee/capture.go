@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"gocv.io/x/gocv"
+
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/vision"
 )
@@ -74,11 +76,15 @@ func (r *Referee) maybeCapture() {
 	r.capture.running = true
 	attempt := r.capture.attempt
 	r.updateStatus()
+	keep := r.cfg.Examples != nil
 	go func() {
 		start := r.cfg.Clock.Now()
-		dice, fr, err := r.read()
+		dice, fr, frame, err := r.read(keep)
 		took := r.cfg.Clock.Now().Sub(start)
-		r.post(func() { r.captured(version, attempt, kind, want, dice, fr, took, err) })
+		r.post(func() {
+			r.keepFrame(version, frame, dice)
+			r.captured(version, attempt, kind, want, dice, fr, took, err)
+		})
 	}()
 }
 
@@ -112,9 +118,10 @@ func (r *Referee) noteAccepted(a engine.Action) {
 	}
 }
 
-// read captures an image and reads its dice; the frame goes to the
-// operator page.
-func (r *Referee) read() (dice []vision.Die, fr frame, err error) {
+// read captures an image and reads its dice. The frame goes to the
+// operator page as JPEG (fr); with keep it also returns a copy of the
+// frame (nil when there is none), for the examples.
+func (r *Referee) read(keep bool) (dice []vision.Die, fr jpegFrame, frame *gocv.Mat, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("referee: reading the table: %v", p)
@@ -122,19 +129,23 @@ func (r *Referee) read() (dice []vision.Die, fr frame, err error) {
 	}()
 	img, err := r.cfg.Camera.Capture()
 	if err != nil {
-		return nil, fr, fmt.Errorf("camera: %w", err)
+		return nil, fr, nil, fmt.Errorf("camera: %w", err)
 	}
 	defer img.Close()
 	if img.Empty() {
-		return nil, fr, errors.New("camera: empty image")
+		return nil, fr, nil, errors.New("camera: empty image")
 	}
 	dice, err = r.cfg.Reader.Read(img)
 	fr.jpeg, fr.w, fr.h = frameJPEG(img)
-	return dice, fr, err
+	if keep && err == nil {
+		c := img.Clone()
+		frame = &c
+	}
+	return dice, fr, frame, err
 }
 
 // captured takes a read's result on the referee's goroutine.
-func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, fr frame, took time.Duration, err error) {
+func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, fr jpegFrame, took time.Duration, err error) {
 	r.capture.running = false
 	if version != r.accepted {
 		// The table moved on meanwhile (an operator entered the dice).
@@ -202,5 +213,48 @@ func (r *Referee) needsLook(attempt int, look Look, message string) {
 func (r *Referee) onRead(took time.Duration, result string, uncertain int) {
 	if r.cfg.OnRead != nil {
 		r.cfg.OnRead(took, result, uncertain)
+	}
+}
+
+// keepFrame keeps the frame of a read for the examples while the table
+// is as it was read (version); an older frame is closed.
+func (r *Referee) keepFrame(version int, frame *gocv.Mat, dice []vision.Die) {
+	if frame == nil {
+		return
+	}
+	r.dropFrame()
+	if version != r.accepted {
+		frame.Close()
+		return
+	}
+	r.capture.frame, r.capture.frameVersion, r.capture.frameDice = frame, version, dice
+}
+
+// dropFrame closes the kept frame, if any.
+func (r *Referee) dropFrame() {
+	if r.capture.frame != nil {
+		r.capture.frame.Close()
+		r.capture.frame, r.capture.frameDice = nil, nil
+	}
+}
+
+// noteExample hands an accepted input to the examples: a reveal or an
+// opening roll with the frame of the read just before it (the camera's,
+// or the one the operator corrected), a correction, or the table moving
+// on. Call it after r.accepted counts the input.
+func (r *Referee) noteExample(a engine.Action) {
+	if r.cfg.Examples == nil {
+		return
+	}
+	var frame *gocv.Mat
+	var read []vision.Die
+	if (a.Type == engine.ActReveal || a.Type == engine.ActOpeningRoll) && r.capture.frame != nil && r.capture.frameVersion == r.accepted-1 {
+		frame, read = r.capture.frame, r.capture.frameDice
+		r.capture.frame, r.capture.frameDice = nil, nil
+	}
+	snap := r.table.Snapshot()
+	name := fmt.Sprintf("%s-g%d-%d", r.cfg.Table, snap.Game, r.table.Seq())
+	if err := r.cfg.Examples.accept(a, name, frame, read, r.cfg.Zones); err != nil {
+		r.log.Warn("referee: keeping the example failed", "err", err)
 	}
 }

@@ -85,7 +85,7 @@ func frameJPEG(img gocv.Mat) (b []byte, w, h int) {
 }
 
 // keepRead stores a read of the table for the operator page.
-func (r *Referee) keepRead(kind string, attempt int, want map[string]int, fr frame, dice []vision.Die, look Look, err error) {
+func (r *Referee) keepRead(kind string, attempt int, want map[string]int, fr jpegFrame, dice []vision.Die, look Look, err error) {
 	snap := r.table.Snapshot()
 	rd := &OperatorRead{ID: r.reads.next.Add(1), Kind: kind, Game: snap.Game, Hand: snap.Hand, Attempt: attempt,
 		ReadAt: unixMS(r.cfg.Clock.Now()), OK: look.OK, Frame: fr.jpeg, Width: fr.w, Height: fr.h,
@@ -137,10 +137,6 @@ func countsOf(want map[string]int) []SeatCount {
 	return out
 }
 
-// actCorrect is branch correct's record line (docs/operator.md): a
-// correction of the accepted reveal, until the next hand's first bid.
-const actCorrect = "correct"
-
 // noteRead keeps the operator's read in step with an accepted input: a
 // reveal or opening roll marks the read it settles as accepted (one with
 // no read, from an operator at a table without a camera, gets a read
@@ -166,7 +162,7 @@ func (r *Referee) noteRead(a engine.Action, source string, before engine.Snapsho
 		rd.ID = r.reads.next.Add(1)
 		rd.Accepted, rd.Source = a.Dice, source
 		r.reads.last.Store(&rd)
-	case actCorrect:
+	case engine.ActCorrect:
 		if cur := r.reads.last.Load(); cur != nil && cur.Accepted != nil {
 			rd := *cur
 			rd.ID = r.reads.next.Add(1)
@@ -178,8 +174,8 @@ func (r *Referee) noteRead(a engine.Action, source string, before engine.Snapsho
 	}
 }
 
-// frame is a captured frame, encoded for the operator page.
-type frame struct {
+// jpegFrame is a captured frame, encoded for the operator page.
+type jpegFrame struct {
 	jpeg []byte
 	w, h int
 }

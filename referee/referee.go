@@ -14,9 +14,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"gocv.io/x/gocv"
+
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/vision"
 )
 
 // MaxCommandBytes is the longest input the referee takes; a longer one is
@@ -83,6 +86,10 @@ type Config struct {
 	// NewGame is the table's usual new_game line: a new_game that names no
 	// rules or seats takes them (and the options) from it.
 	NewGame []byte
+	// Examples, when set, keeps each reveal's frame with its final dice as
+	// a labelled training example (config camera.learn). Its owner closes
+	// it after Run returns.
+	Examples *Examples
 }
 
 // Referee runs one table. Make it with New, run it with Run, and feed it
@@ -150,6 +157,11 @@ type captureState struct {
 	forHand int // r.accepted at the call that the attempts count for
 	doubt   bool
 	stop    func() bool
+	// frame is the last read's frame, kept for the examples while the
+	// table is as read (frameVersion), with its dice.
+	frame        *gocv.Mat
+	frameVersion int
+	frameDice    []vision.Die
 }
 
 // New returns a referee whose table has resumed from what journal.Open
@@ -409,6 +421,23 @@ func (r *Referee) Do(ctx context.Context, line []byte, source string) (Reply, er
 	}
 }
 
+// Correct submits a correction of the last accepted reveal (a correct
+// line, docs/corrections.md) from the operator and waits for its reply:
+// the same path as every input, journaled, its events published. A
+// refused correction is answered with its reason (not_now once the next
+// hand's first bid was taken, bad_reveal for dice that do not fit the
+// hand) and, like any refused line, journaled as its rejected event.
+func (r *Referee) Correct(ctx context.Context, dice map[string][]int) (Reply, error) {
+	line, err := json.Marshal(struct {
+		Type string           `json:"type"`
+		Dice map[string][]int `json:"dice"`
+	}{engine.ActCorrect, dice})
+	if err != nil {
+		return Reply{}, fmt.Errorf("referee: encoding a correction: %w", err)
+	}
+	return r.Do(ctx, line, SourceOperator)
+}
+
 // Run referees until ctx is done. It first starts a new journal segment
 // if one is due, publishes the events replayed from the journal and the
 // state, then takes inputs one at a time.
@@ -419,6 +448,7 @@ func (r *Referee) Run(ctx context.Context) error {
 		if r.capture.stop != nil {
 			r.capture.stop()
 		}
+		r.dropFrame()
 	}()
 	r.maybeRotate()
 	for _, e := range r.replay {
@@ -650,6 +680,7 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	r.accepted++
 	r.noteAccepted(a)
 	r.noteRead(a, source, before)
+	r.noteExample(a)
 	if a.Type == engine.ActNewGame {
 		r.game = nil
 	}
@@ -799,11 +830,15 @@ type stateMessage struct {
 	Error  string `json:"error,omitempty"`
 	// Last is the last resolution, for dashboards.
 	Last *engine.Resolved `json:"last,omitempty"`
+	// Correctable is the hand a correct line would correct now and its
+	// dice as last accepted, for the operator page (docs/corrections.md).
+	Correctable *engine.CorrectableView `json:"correctable,omitempty"`
 }
 
 func (r *Referee) publishState() {
 	snap := r.table.Snapshot()
-	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last})
+	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last,
+		Correctable: r.table.Correctable()})
 	if err != nil {
 		r.log.Error("referee: marshalling the state", "err", err)
 		return

@@ -2,6 +2,7 @@ package vision
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -90,14 +91,32 @@ func parseLabel(row []string) (Label, error) {
 }
 
 // ReadLabels reads the labels of a folder of labelled photographs: its
-// labels.csv, as ParseLabels parses it.
+// labels.csv, as ParseLabels parses it. In a table's examples folder
+// whose examples.json says star dice, a face 1 is the star.
 func ReadLabels(dir string) ([]Label, error) {
 	f, err := os.Open(filepath.Join(dir, "labels.csv"))
 	if err != nil {
 		return nil, fmt.Errorf("vision: %w", err)
 	}
 	defer f.Close()
-	return ParseLabels(f)
+	labels, err := ParseLabels(f)
+	if err != nil {
+		return nil, err
+	}
+	// A table's examples folder (camera.learn) says in examples.json
+	// whether its dice carry the star on their 1 face.
+	if b, err := os.ReadFile(filepath.Join(dir, "examples.json")); err == nil {
+		var info struct {
+			StarDice bool `json:"star_dice"`
+		}
+		if err := json.Unmarshal(b, &info); err != nil {
+			return nil, fmt.Errorf("vision: %s: %w", filepath.Join(dir, "examples.json"), err)
+		}
+		for i := range labels {
+			labels[i].Star = info.StarDice && labels[i].Face == 1
+		}
+	}
+	return labels, nil
 }
 
 // Score tallies how a reader did against labelled dice.

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,6 +53,8 @@ func runSynth(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	spread := fs.Float64("size-spread", 0, "each die's side varies by up to this share either way")
 	stars := fs.Float64("star-share", 0, "share of dice showing the star (0: a fair die's one in six)")
 	format := fs.String("format", "jpg", "image format: jpg (quality 95) or png")
+	house := fs.String("house", "", "draw every die in one house style, BODY/PIPS as R,G,B/R,G,B (e.g. 120,10,20/230,190,60), for measuring a table that learns its own dice")
+	translucent := fs.Bool("translucent", false, "with -house, the dice are translucent")
 	workers := fs.Int("workers", 2, "scenes rendered at once")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd synth -o DIR [-n N] [-seed S] [-varied | flags]\n\nRenders N synthetic tables (seeds S, S+1, ...) and writes DIR/images/SEED.jpg\nand DIR/labels.csv, one line a die:\n  "+synthHeader+"\n(x, y: the top face's centre; size: its side, the square root of its area in\nthe image; the box: the whole visible die, sides included).")
@@ -96,11 +100,25 @@ func runSynth(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if len(surf) == 1 && surf[0] == synth.Felt {
 		opts.Surfaces = nil
 	}
+	var body, pips color.RGBA
+	if *house != "" {
+		var err error
+		if body, pips, err = parseHouse(*house); err != nil {
+			return usageError(fs, stderr, "-house %q: %v", *house, err)
+		}
+	}
 	scene := func(s uint64) synth.Scene {
 		if *varied {
 			return synth.Varied(s, *width, *height)
 		}
-		return synth.Random(s, opts)
+		sc := synth.Random(s, opts)
+		if *house != "" {
+			for i := range sc.Dice {
+				sc.Dice[i].Colour, sc.Dice[i].PipColour, sc.Dice[i].Translucent = body, pips, *translucent
+				sc.Dice[i].Swirl = color.RGBA{}
+			}
+		}
+		return sc
 	}
 	start := time.Now()
 	dice2, err := exportSynth(ctx, *out, *seed, *n, *workers, *format, scene)
@@ -199,4 +217,29 @@ func exportScene(dir string, seed uint64, format string, scene func(uint64) synt
 		}, ",")
 	}
 	return lines, nil
+}
+
+// parseHouse reads a house style, BODY/PIPS as R,G,B/R,G,B.
+func parseHouse(s string) (body, pips color.RGBA, err error) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 2 {
+		return body, pips, errors.New("want BODY/PIPS, each R,G,B")
+	}
+	cs := make([]color.RGBA, 2)
+	for i, p := range parts {
+		ch := strings.Split(p, ",")
+		if len(ch) != 3 {
+			return body, pips, fmt.Errorf("%q: want R,G,B", p)
+		}
+		var v [3]uint8
+		for k, c := range ch {
+			n, err := strconv.ParseUint(strings.TrimSpace(c), 10, 8)
+			if err != nil {
+				return body, pips, fmt.Errorf("%q: want R,G,B from 0 to 255", p)
+			}
+			v[k] = uint8(n)
+		}
+		cs[i] = color.RGBA{v[0], v[1], v[2], 255}
+	}
+	return cs[0], cs[1], nil
 }

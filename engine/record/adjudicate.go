@@ -25,7 +25,11 @@ func Adjudicate(r io.Reader, w io.Writer) error {
 		if tooLong {
 			return ew.Write(t.Reject(n, badInput("the line is longer than %d bytes", MaxLineBytes)))
 		}
-		evs, _ := ApplyLine(t, n, line)
+		evs, err := Apply(t, line)
+		if err != nil {
+			// As ApplyLine, without a list for the one event.
+			return ew.Write(t.Reject(n, err))
+		}
 		return ew.Write(evs...)
 	})
 	if ferr := ew.Flush(); err == nil {
@@ -107,8 +111,9 @@ func ReadLines(r io.Reader, fn func(n int, line []byte, tooLong bool) error) err
 
 // EventWriter writes events as JSON Lines.
 type EventWriter struct {
-	bw  *bufio.Writer
-	enc *json.Encoder
+	bw   *bufio.Writer
+	enc  *json.Encoder
+	fast *eventEncoder
 }
 
 // NewEventWriter returns a writer of events to w; call Flush when done.
@@ -116,12 +121,20 @@ func NewEventWriter(w io.Writer) *EventWriter {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	return &EventWriter{bw: bw, enc: enc}
+	return &EventWriter{bw: bw, enc: enc, fast: newEventEncoder()}
 }
 
-// Write writes each event on a line of its own.
+// Write writes each event on a line of its own, as encoding/json writes
+// it: the engine's events without reflection (eventEncoder), any other
+// through encoding/json.
 func (ew *EventWriter) Write(evs ...engine.Event) error {
 	for _, e := range evs {
+		if b, ok := ew.fast.appendEvent(ew.bw.AvailableBuffer(), e); ok {
+			if _, err := ew.bw.Write(b); err != nil {
+				return fmt.Errorf("record: writing event: %w", err)
+			}
+			continue
+		}
 		if err := ew.enc.Encode(e); err != nil {
 			return fmt.Errorf("record: writing event: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -60,6 +61,7 @@ var fieldsOf = map[string][]string{
 	engine.ActNewGame:     {"rules", "seats", "first", "seed", "options", "computer", "bluff_bonus", "bluff_check"},
 	engine.ActOpeningRoll: {"dice"},
 	engine.ActReveal:      {"dice"},
+	engine.ActCorrect:     {"dice"},
 	engine.ActBid:         {"seat", "quantity", "face", "stake", "bluff"},
 	engine.ActShow:        {"seat", "shown"},
 	engine.ActChallenge:   {"seat", "stake"},
@@ -111,7 +113,21 @@ type options struct {
 // the wrong type gives a *engine.Rejection with reason bad_input. Fields it
 // does not know are ignored: those of other names, by exact comparison, and
 // those another type of line has (fieldsOf).
+//
+// The plain lines most records are made of are read in one pass
+// (decodeFast); every other line, and every line refused, is read by
+// decodeStrict, which alone gives the reasons and messages.
 func Decode(b []byte) (engine.Action, error) {
+	b = bytes.TrimSpace(b)
+	if a, ok := decodeFast(b); ok {
+		return a, nil
+	}
+	return decodeStrict(b)
+}
+
+// decodeStrict is Decode for any line: encoding/json reads it, and says
+// what is wrong with a line that is not JSON.
+func decodeStrict(b []byte) (engine.Action, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return engine.Action{}, badInput("the line is not a JSON object")
@@ -194,10 +210,13 @@ func Decode(b []byte) (engine.Action, error) {
 		if r := decodeComputers(&a, l); r != nil {
 			return engine.Action{}, r
 		}
-	case engine.ActOpeningRoll, engine.ActReveal:
+	case engine.ActOpeningRoll, engine.ActReveal, engine.ActCorrect:
 		need(l.Dice != nil, "dice")
 		a.Dice = make(map[string][]int, len(l.Dice))
-		for seat, faces := range l.Dice {
+		// The first seat in name order is named, so that a line is
+		// always refused in the same words.
+		for _, seat := range slices.Sorted(maps.Keys(l.Dice)) {
+			faces := l.Dice[seat]
 			if faces == nil {
 				return engine.Action{}, badInput("field %q must give %q a list of faces, not null", "dice", seat)
 			}
@@ -231,7 +250,8 @@ func decodeComputers(a *engine.Action, l line) *engine.Rejection {
 	if len(l.Computer) > 0 {
 		a.Computer = make(map[string]engine.ComputerSeat, len(l.Computer))
 	}
-	for name, c := range l.Computer {
+	for _, name := range slices.Sorted(maps.Keys(l.Computer)) {
+		c := l.Computer[name]
 		seat := engine.ComputerSeat{Insight: intOf(c.Insight), Level: deref(c.Level)}
 		if seat.Insight < 0 || seat.Insight > engine.MaxInsight {
 			return badInput("computer seat %q: insight must be 0 to %d", name, engine.MaxInsight)
@@ -241,7 +261,8 @@ func decodeComputers(a *engine.Action, l line) *engine.Rejection {
 	if len(l.BluffBonus) > 0 {
 		a.BluffBonus = make(map[string]int, len(l.BluffBonus))
 	}
-	for name, b := range l.BluffBonus {
+	for _, name := range slices.Sorted(maps.Keys(l.BluffBonus)) {
+		b := l.BluffBonus[name]
 		if b < -engine.MaxBluffBonus || b > engine.MaxBluffBonus {
 			return badInput("bluff bonus of %q must be -%d to %d", name, engine.MaxBluffBonus, engine.MaxBluffBonus)
 		}
@@ -266,7 +287,9 @@ func (o *options) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &names); err != nil {
 		return &json.UnmarshalTypeError{Value: "options", Type: reflect.TypeFor[options](), Field: "options"}
 	}
-	for n := range names {
+	// The first in name order is named, so that a line is always refused
+	// in the same words.
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		if !knownOption(n) {
 			return unknownOptionError(n)
 		}

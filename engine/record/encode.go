@@ -37,7 +37,7 @@ type wireComputer struct {
 func Encode(a engine.Action) []byte {
 	w := wireLine{Type: a.Type}
 	switch a.Type {
-	case engine.ActNewGame, engine.ActReveal, engine.ActOpeningRoll:
+	case engine.ActNewGame, engine.ActReveal, engine.ActOpeningRoll, engine.ActCorrect:
 	default:
 		w.Seat = &a.Seat
 	}
@@ -67,7 +67,7 @@ func Encode(a engine.Action) []byte {
 		if a.Shown == nil {
 			w.Shown = &[]int{}
 		}
-	case engine.ActReveal, engine.ActOpeningRoll:
+	case engine.ActReveal, engine.ActOpeningRoll, engine.ActCorrect:
 		w.Dice = &a.Dice
 		if a.Dice == nil {
 			w.Dice = &map[string][]int{}

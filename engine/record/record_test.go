@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/liarsd/liarsd/engine"
 )
@@ -153,6 +155,9 @@ func TestDecodeMessages(t *testing.T) {
 		{`{"type":"reveal","dice":{"A":[1.5]}}`, `field "dice" must be an integer`},
 		{`{"type":"reveal","dice":{"A":null,"B":[3]}}`, `field "dice" must give "A" a list of faces, not null`},
 		{`{"type":"opening_roll","dice":{"A":null}}`, `field "dice" must give "A" a list of faces, not null`},
+		{`{"type":"new_game","rules":"kids","seats":["A","B"],"options":{"x":1,"Dice":3,"y":2}}`, `unknown option "Dice" (options are dice, sides, wild, die_hard, show_reroll, games, purse, ante)`},
+		{`{"type":"reveal","dice":{"Zed":null,"Bee":null,"Cy":null}}`, `field "dice" must give "Bee" a list of faces, not null`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"Z":{"insight":99},"C":{"insight":99}}}`, `computer seat "C": insight must be 0 to 20`},
 		{"{\"type\":\"new_game\",\"rules\":\"kids\",\"seats\":[\"A\",\"B\xffB\"]}", `the line is not UTF-8 text`},
 		{`{"type":"bid","seat":"A","quantity":2.0000000000000001,"face":3}`, `field "quantity" must be an integer`},
 	}
@@ -301,6 +306,31 @@ func TestReadLines(t *testing.T) {
 	}
 }
 
+// TestRefusalsSameWords checks that a line naming several wrong seats is
+// refused naming the first in name order, every time: the names come from
+// a JSON object, read into a map, which Go iterates in no fixed order.
+func TestRefusalsSameWords(t *testing.T) {
+	game := `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann"}` + "\n"
+	call := `{"type":"bid","seat":"ann","quantity":1,"face":2}` + "\n" + `{"type":"challenge","seat":"bob"}` + "\n"
+	tests := []struct{ rec, want string }{
+		{game + call + `{"type":"reveal","dice":{"zed":[1],"cy":[1],"dee":[1],"ann":[1,1,1,1,1]}}`, `"cy" is not at this table`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"Z":{},"D":{},"X":{}}}`, `computer seat \"D\" is not at this table`},
+		{`{"type":"new_game","rules":"classic","seats":["A","B"],"bluff_bonus":{"Z":1,"D":1,"X":1}}`, `bluff bonus for \"D\", who is not at this table`},
+		{`{"type":"new_game","rules":"star-board","seats":["A","B"]}` + "\n" + `{"type":"opening_roll","dice":{"zed":[1],"cy":[1],"A":[1]}}`, `\"cy\" is not at this table`},
+	}
+	for _, tt := range tests {
+		for range 20 {
+			var out bytes.Buffer
+			if err := Adjudicate(strings.NewReader(tt.rec), &out); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), strings.ReplaceAll(tt.want, `"cy"`, `\"cy\"`)) {
+				t.Fatalf("%s:\ngot  %s\nwant a refusal %s", tt.rec, out.String(), tt.want)
+			}
+		}
+	}
+}
+
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
@@ -348,8 +378,9 @@ func FuzzDecodeLine(f *testing.F) {
 	})
 }
 
-// FuzzTable feeds fuzzed records to the engine: it must never panic and
-// must number its events without gaps.
+// FuzzTable feeds fuzzed records to the engine: it must never panic, must
+// number its events without gaps, and must write the same events as with
+// neither fast path (adjudicateStrict).
 func FuzzTable(f *testing.F) {
 	for _, s := range seedRecords(f) {
 		f.Add(s)
@@ -358,6 +389,9 @@ func FuzzTable(f *testing.F) {
 		var out bytes.Buffer
 		if err := Adjudicate(strings.NewReader(rec), &out); err != nil {
 			t.Fatal(err)
+		}
+		if d := adjudicateDiff(rec); d != "" {
+			t.Fatal(d)
 		}
 		seq := 0
 		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -396,30 +430,126 @@ func seedLines(tb testing.TB) []string {
 	return lines
 }
 
-// BenchmarkAdjudicate100k adjudicates a record of 100,000 lines: whole
-// games of every preset, refused lines included, one after another.
-func BenchmarkAdjudicate100k(b *testing.B) {
-	var rec bytes.Buffer
-	lines := 0
-	for lines < 100_000 {
-		for _, r := range seedRecords(b) {
-			for _, l := range strings.Split(strings.TrimSpace(r), "\n") {
-				if lines == 100_000 {
-					break
-				}
-				rec.WriteString(l)
-				rec.WriteByte('\n')
-				lines++
-			}
-		}
+// benchRecord builds a record of n lines: the seed records' whole games of
+// every preset, refused lines included, one after another.
+func benchRecord(b *testing.B, n int) []byte {
+	var one []string
+	for _, r := range seedRecords(b) {
+		one = append(one, strings.Split(strings.TrimSpace(r), "\n")...)
 	}
-	data := rec.Bytes()
+	var rec bytes.Buffer
+	for i := range n {
+		rec.WriteString(one[i%len(one)])
+		rec.WriteByte('\n')
+	}
+	return rec.Bytes()
+}
+
+// benchAdjudicate adjudicates a record of n lines and reports lines/s:
+// by the clock, and by the CPU time the process took (cpu-lines/s), which
+// on a machine shared with other work is what one core does (run with
+// GOMAXPROCS=1).
+func benchAdjudicate(b *testing.B, n int) {
+	data := benchRecord(b, n)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := cpuTime(b)
 	for range b.N {
 		if err := Adjudicate(bytes.NewReader(data), io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportLines(b, n, cpuTime(b)-cpu)
+}
+
+// reportLines reports lines/s by the clock and cpu-lines/s by the CPU
+// time cpu.
+func reportLines(b *testing.B, n int, cpu time.Duration) {
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds(), "cpu-lines/s")
+}
+
+// cpuTime is the user and system CPU time the process has taken.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkAdjudicate100k adjudicates a record of 100,000 lines: whole
+// games of every preset, refused lines included, one after another.
+func BenchmarkAdjudicate100k(b *testing.B) { benchAdjudicate(b, 100_000) }
+
+// BenchmarkAdjudicate1M adjudicates a record of 1,000,000 lines, as
+// BenchmarkAdjudicate100k.
+func BenchmarkAdjudicate1M(b *testing.B) { benchAdjudicate(b, 1_000_000) }
+
+// BenchmarkAdjudicateParts100k measures each part of adjudicating
+// BenchmarkAdjudicate100k's record alone: decoding its lines (on the fast
+// path where it reads them, and all on the strict path), the engine
+// applying the decoded actions, and writing their events.
+func BenchmarkAdjudicateParts100k(b *testing.B) {
+	const n = 100_000
+	var lines [][]byte
+	err := ReadLines(bytes.NewReader(benchRecord(b, n)), func(_ int, line []byte, _ bool) error {
+		lines = append(lines, bytes.Clone(line))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var actions []engine.Action
+	var events []engine.Event
+	t := engine.NewTable()
+	for i, l := range lines {
+		evs, _ := ApplyLine(t, i+1, l)
+		events = append(events, evs...)
+		if a, err := Decode(l); err == nil {
+			actions = append(actions, a)
+		} else {
+			actions = append(actions, engine.Action{Type: "bad"})
+		}
+	}
+	// part times run, once over the record, as a sub-benchmark.
+	part := func(name string, run func() error) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := cpuTime(b)
+			for range b.N {
+				if err := run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportLines(b, n, cpuTime(b)-cpu)
+		})
+	}
+	part("decode", func() error {
+		for _, l := range lines {
+			_, _ = Decode(l)
+		}
+		return nil
+	})
+	part("decode-strict", func() error {
+		for _, l := range lines {
+			_, _ = decodeStrict(l)
+		}
+		return nil
+	})
+	part("engine", func() error {
+		t := engine.NewTable()
+		for _, a := range actions {
+			_, _ = t.Apply(a)
+		}
+		return nil
+	})
+	part("events", func() error {
+		ew := NewEventWriter(io.Discard)
+		if err := ew.Write(events...); err != nil {
+			return err
+		}
+		return ew.Flush()
+	})
 }

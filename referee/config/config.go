@@ -64,6 +64,17 @@ type Config struct {
 	Calibration         string           `yaml:"calibration,omitempty"`
 	Board               *hardware.Config `yaml:"board,omitempty"`
 	Log                 Log              `yaml:"log"`
+	Web                 Web              `yaml:"web,omitempty"`
+}
+
+// Web is about the scoreboard's pages.
+type Web struct {
+	// PublicURL is the address phones and Home Assistant open the pages
+	// at (http://bar-1.lan:8080/, https://liars.example.org/bar-1/):
+	// the QR codes on the pages and the device's link in Home Assistant.
+	// Empty: the host a browser asked for, or the machine's own address
+	// on the network.
+	PublicURL string `yaml:"public_url,omitempty"`
 }
 
 // Seat is one seat at the table.
@@ -142,6 +153,14 @@ type Camera struct {
 	// MaxSeatDistance: a die farther than this (pixels) from every seat
 	// belongs to none and needs a look (0: no limit).
 	MaxSeatDistance float64 `yaml:"max_seat_distance,omitempty"`
+	// Learn keeps each reveal's frame with its final dice (after any
+	// operator's correction) under the state folder's examples/, as
+	// labelled photographs the reader can be retrained on (docs/vision.md).
+	Learn bool `yaml:"learn,omitempty"`
+	// Models is a folder of retrained networks (finder.onnx, faces.onnx,
+	// reader.json, as make train-house writes them) to read with instead
+	// of the embedded ones; "" for the embedded ones.
+	Models string `yaml:"models,omitempty"`
 }
 
 // Log configures logging.
@@ -372,6 +391,19 @@ func (c Config) validate() error {
 			bad("broker.websocket: %q is not a ws:// or wss:// URL", ws)
 		case u.Host == "":
 			bad("broker.websocket: %q names no host", ws)
+		}
+	}
+	if pu := c.Web.PublicURL; pu != "" {
+		u, err := url.Parse(pu)
+		switch {
+		case err != nil:
+			bad("web.public_url: %v", err)
+		case u.Scheme != "http" && u.Scheme != "https":
+			bad("web.public_url: %q is not an http:// or https:// URL", pu)
+		case u.Host == "":
+			bad("web.public_url: %q names no host", pu)
+		case u.RawQuery != "" || u.Fragment != "":
+			bad("web.public_url: %q has a query or a fragment; give the pages' address only", pu)
 		}
 	}
 	if c.Broker.CAFile != "" {

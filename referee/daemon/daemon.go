@@ -202,6 +202,11 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			if c.Camera.MinConfidence > 0 {
 				vo.MinConfidence = c.Camera.MinConfidence
 			}
+			if c.Camera.Models != "" { // the table's own retrained networks
+				if vo.Models, err = vision.LoadModels(c.Camera.Models); err != nil {
+					return fmt.Errorf("daemon: camera.models: %w", err)
+				}
+			}
 			if cal != nil { // the table's faces and star artwork, learned by the dice step
 				cr, err := cal.ReaderWith(vo)
 				if err != nil {
@@ -217,6 +222,15 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 				rc.Reader = vr
 				closers = append(closers, vr.Close)
 			}
+		}
+		if c.Camera.Learn {
+			ex, err := referee.OpenExamples(filepath.Join(c.StateDir, "examples"), c.Table, c.Rules == "star-board")
+			if err != nil {
+				return fmt.Errorf("daemon: %w", err)
+			}
+			rc.Examples = ex
+			closers = append(closers, ex.Close)
+			log.Info("daemon: keeping each reveal as a training example", "folder", ex.Dir())
 		}
 		pos := make([]referee.SeatPosition, len(c.Seats))
 		for i, s := range c.Seats {
@@ -354,8 +368,9 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 		go func() {
 			defer wg.Done()
 			err := homeassistant.Run(bctx, homeassistant.RunOptions{
-				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table, Version: buildinfo.Get().Version},
-				Broker:  brokerURL, Username: user, Password: password,
+				Options: homeassistant.Options{Prefix: c.Broker.Prefix, Table: c.Table, Version: buildinfo.Get().Version,
+					ConfigurationURL: w.PageURL()},
+				Broker: brokerURL, Username: user, Password: password,
 				CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
 				Logger: log,
 			})

@@ -159,16 +159,23 @@ func replyTo(msgs []mqtttest.Message, topic, id string) map[string]any {
 	return nil
 }
 
+// daemonOn runs a daemon for table t1 on broker, "mosquitto" (one of its
+// own) or "embedded", and subscribes watcher-BROKER to all its topics.
+func daemonOn(t *testing.T, broker string) (config.Config, *running, *mqtttest.Subscriber) {
+	t.Helper()
+	url := ""
+	if broker == "mosquitto" {
+		url = mqtttest.StartMosquitto(t).URL()
+	}
+	c := testConfig(t, url)
+	d := runDaemon(t, c)
+	return c, d, mqtttest.Subscribe(t, d.url, "watcher-"+broker, "liarsdice/t1/#")
+}
+
 func TestGameOverMQTT(t *testing.T) {
 	for _, broker := range []string{"mosquitto", "embedded"} {
 		t.Run(broker, func(t *testing.T) {
-			url := ""
-			if broker == "mosquitto" {
-				url = mqtttest.StartMosquitto(t).URL()
-			}
-			c := testConfig(t, url)
-			d := runDaemon(t, c)
-			sub := mqtttest.Subscribe(t, d.url, "watcher-"+broker, "liarsdice/t1/#")
+			c, d, sub := daemonOn(t, broker)
 			const (
 				status = "liarsdice/t1/status"
 				state  = "liarsdice/t1/state"
@@ -280,7 +287,7 @@ func TestGameOverMQTT(t *testing.T) {
 				return
 			}
 			d.stop(t)
-			off := mqtttest.Subscribe(t, url, "after-"+broker, status)
+			off := mqtttest.Subscribe(t, c.Broker.URL, "after-"+broker, status)
 			off.Wait(t, 10*time.Second, "status offline", func(ms []mqtttest.Message) bool {
 				return len(ms) > 0 && string(ms[len(ms)-1].Payload) == "offline"
 			})

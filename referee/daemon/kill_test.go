@@ -38,6 +38,41 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// killAtEnv, in a child daemon's environment, makes it kill -9 itself
+// right after it journals the first accepted line that holds this text
+// and before any of the line's events is published (see killAt).
+const killAtEnv = "LIARSD_DAEMON_TEST_KILL_AT"
+
+// killAt is a log handler that kills its own process with SIGKILL at the
+// referee's "input accepted" log line of a line holding the text line:
+// the referee logs it after the line's journal append (fsynced) and before
+// it publishes the line's events, state and reply.
+type killAt struct {
+	slog.Handler
+	line string
+}
+
+func (k killAt) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "referee: input accepted" {
+		r.Attrs(func(a slog.Attr) bool {
+			if a.Key == "line" && strings.Contains(a.Value.String(), k.line) {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				select {} // the signal is on its way
+			}
+			return true
+		})
+	}
+	return k.Handler.Handle(ctx, r)
+}
+
+func (k killAt) WithAttrs(as []slog.Attr) slog.Handler {
+	return killAt{Handler: k.Handler.WithAttrs(as), line: k.line}
+}
+
+func (k killAt) WithGroup(name string) slog.Handler {
+	return killAt{Handler: k.Handler.WithGroup(name), line: k.line}
+}
+
 func runChild(path string) int {
 	c, err := config.Load(path)
 	if err != nil {
@@ -46,7 +81,11 @@ func runChild(path string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
+	if at := os.Getenv(killAtEnv); at != "" {
+		h = killAt{Handler: h, line: at}
+	}
+	log := slog.New(h)
 	if err := daemon.Run(ctx, c, daemon.Options{Logger: log}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -183,44 +222,10 @@ func TestKill9AndRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills daemon processes")
 	}
-	m := mqtttest.StartMosquitto(t)
-	dir := t.TempDir()
-	c := config.Default()
-	c.Table, c.StateDir, c.Broker.URL = "t1", dir, m.URL()
-	// Small segments: kills land around new segments too, and each start
-	// resumes from a checkpoint.
-	c.JournalSegmentLines = 5
-	cfgPath := writeDaemonConfig(t, dir, c)
-	sub := mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
-	rng := rand.New(rand.NewPCG(42, uint64(time.Now().UnixNano())))
-	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}}
-	for i, s := range []string{"ann", "bob", "cy"} {
-		drv.play[s] = seats.NewSimple(uint64(i))
-	}
+	c, dir, cfgPath, sub, drv := killTable(t, 42, nil)
+	rng := drv.rng
 
-	start := func() (*exec.Cmd, *sync.WaitGroup) {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"="+cfgPath)
-		logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		cmd.Stdout, cmd.Stderr = io.Discard, logf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
-		// Wait for this run's "online" (after the last status seen).
-		mark := len(sub.Messages())
-		sub.Wait(t, 15*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
-			for _, m := range ms[mark:] {
-				if m.Topic == "liarsdice/t1/status" && string(m.Payload) == "online" {
-					return true
-				}
-			}
-			return false
-		})
-		return cmd, &wg
-	}
+	start := func() (*exec.Cmd, *sync.WaitGroup) { return startChild(t, dir, cfgPath, sub) }
 	const kills = 8
 	offline := 0
 	for k := 0; k < kills; k++ {
@@ -260,22 +265,7 @@ func TestKill9AndRestart(t *testing.T) {
 	if len(want) < 20 {
 		t.Fatalf("only %d events over %d runs: the test played too little", len(want), kills+1)
 	}
-	var evs []mqtttest.Message
-	msgs := sub.Wait(t, 20*time.Second, fmt.Sprintf("all %d events", len(want)), func(ms []mqtttest.Message) bool {
-		evs = evs[:0]
-		seen := map[int]bool{}
-		for _, m := range ms {
-			if m.Topic == "liarsdice/t1/events" {
-				evs = append(evs, m)
-				var h struct{ Seq int }
-				_ = json.Unmarshal(m.Payload, &h)
-				seen[h.Seq] = true
-			}
-		}
-		return len(seen) >= len(want)
-	})
-	_ = msgs
-	got := uniqueEvents(t, evs)
+	got, evs := receivedEvents(t, sub, len(want))
 	if !slices.Equal(got, want) {
 		t.Errorf("received %d events, the journal gives %d; first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
@@ -292,6 +282,80 @@ func TestKill9AndRestart(t *testing.T) {
 	repeated := strings.Count(string(log), "referee: a command id seen before")
 	t.Logf("%d kills, %d games, %d events (%d rejected), %d event messages received (repeats allowed), %d commands sent, %d commands sent again answered without applying them again",
 		kills, games, len(want), rejected, len(evs), drv.seq, repeated)
+}
+
+// killTable prepares a table t1 for a daemon in a child process, against
+// a Mosquitto of its own: its configuration (written in dir), a subscriber
+// to all its topics, and a driver that plays ann, bob and cy in games of
+// presets (common-hand only when nil), seeded with seed and the time.
+// Its journal is in segments of 5 lines: kills land around new segments
+// too, and each start resumes from a checkpoint.
+func killTable(t *testing.T, seed uint64, presets []string) (c config.Config, dir, cfgPath string, sub *mqtttest.Subscriber, drv *tableDriver) {
+	t.Helper()
+	m := mqtttest.StartMosquitto(t)
+	dir = t.TempDir()
+	c = config.Default()
+	c.Table, c.StateDir, c.Broker.URL = "t1", dir, m.URL()
+	c.JournalSegmentLines = 5
+	cfgPath = writeDaemonConfig(t, dir, c)
+	sub = mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
+	rng := rand.New(rand.NewPCG(seed, uint64(time.Now().UnixNano())))
+	drv = &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: presets}
+	for i, s := range []string{"ann", "bob", "cy"} {
+		drv.play[s] = seats.NewSimple(uint64(i))
+	}
+	return c, dir, cfgPath, sub, drv
+}
+
+// startChild runs the daemon on the configuration at cfgPath in a child
+// process (this test binary again, TestMain's childEnv), its log appended
+// to dir/daemon.log, with env added to its environment, and waits for its
+// "online" on sub (table t1). The WaitGroup is done when it has exited.
+func startChild(t *testing.T, dir, cfgPath string, sub *mqtttest.Subscriber, env ...string) (*exec.Cmd, *sync.WaitGroup) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+cfgPath), env...)
+	logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	cmd.Stdout, cmd.Stderr = io.Discard, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
+	// Wait for this run's "online" (after the last status seen).
+	mark := len(sub.Messages())
+	sub.Wait(t, 15*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
+		for _, m := range ms[mark:] {
+			if m.Topic == "liarsdice/t1/status" && string(m.Payload) == "online" {
+				return true
+			}
+		}
+		return false
+	})
+	return cmd, &wg
+}
+
+// receivedEvents waits until sub has received n events of table t1 (every
+// seq up to n at least once) and returns them, one per seq (uniqueEvents),
+// and every event message received.
+func receivedEvents(t *testing.T, sub *mqtttest.Subscriber, n int) ([]string, []mqtttest.Message) {
+	t.Helper()
+	var evs []mqtttest.Message
+	sub.Wait(t, 20*time.Second, fmt.Sprintf("all %d events", n), func(ms []mqtttest.Message) bool {
+		evs = evs[:0]
+		seen := map[int]bool{}
+		for _, m := range ms {
+			if m.Topic == "liarsdice/t1/events" {
+				evs = append(evs, m)
+				var h struct{ Seq int }
+				_ = json.Unmarshal(m.Payload, &h)
+				seen[h.Seq] = true
+			}
+		}
+		return len(seen) >= n
+	})
+	return uniqueEvents(t, evs), evs
 }
 
 // writeDaemonConfig writes c as dir/liarsd.yaml for a daemon process, checks

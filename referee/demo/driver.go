@@ -39,7 +39,6 @@ type Driver struct {
 	snap    engine.Snapshot
 	version int
 	acted   int
-	rolled  int // the version whose opening roll is on the table
 	games   int
 	revealT time.Time
 	done    chan struct{}
@@ -48,6 +47,10 @@ type Driver struct {
 // Observe takes the referee's changes; pass it as the referee's Observe. It
 // never blocks.
 func (d *Driver) Observe(ch referee.Change) {
+	// The dice move with the input, before the referee looks: Observe runs
+	// on the referee's goroutine before it starts a capture, so the camera
+	// never reads the table as it lay before the players rolled.
+	d.lay(ch)
 	select {
 	case d.changes <- ch:
 	default:
@@ -57,7 +60,7 @@ func (d *Driver) Observe(ch referee.Change) {
 
 // NewDriver returns a driver; set its fields before Run.
 func NewDriver() *Driver {
-	return &Driver{changes: make(chan referee.Change, 4096), acted: -1, rolled: -1, done: make(chan struct{})}
+	return &Driver{changes: make(chan referee.Change, 4096), acted: -1, done: make(chan struct{})}
 }
 
 // Done is closed when the driver has played its games.
@@ -86,10 +89,11 @@ func (d *Driver) Run(ctx context.Context) {
 	}
 }
 
-// note updates the physical table from an accepted input and its events.
-func (d *Driver) note(ch referee.Change) {
-	d.version++
-	d.snap = ch.Snapshot
+// lay moves the physical dice as an accepted input and its events move
+// them: a new game clears the table, a fold takes the seat's dice off, a
+// hand rolls every seat's dice, and an opening roll (star-board) rolls the
+// dice of the seats still tied for the first opener.
+func (d *Driver) lay(ch referee.Change) {
 	var a struct {
 		Type string `json:"type"`
 		Seat string `json:"seat"`
@@ -108,6 +112,21 @@ func (d *Driver) note(ch referee.Change) {
 			d.warm()
 		}
 	}
+	if ch.Snapshot.Phase == engine.PhaseOpening {
+		rollOpening(d.Table, ch.Snapshot)
+		d.warm()
+	}
+}
+
+// note takes an accepted input into the driver's view of the game.
+func (d *Driver) note(ch referee.Change) {
+	d.version++
+	d.snap = ch.Snapshot
+	var a struct {
+		Type string `json:"type"`
+		Seat string `json:"seat"`
+	}
+	_ = json.Unmarshal(ch.Line, &a)
 	d.narrate(ch, a.Type, a.Seat)
 }
 
@@ -123,11 +142,6 @@ func (d *Driver) act(ctx context.Context) bool {
 		}
 	}
 	s := d.snap
-	if s.Phase == engine.PhaseOpening && d.Camera != nil && d.rolled != d.version {
-		// The tied seats roll in the open; the referee's camera reads it.
-		d.rolled = d.version
-		d.rollOpening()
-	}
 	if s.Phase == engine.PhaseReveal || (s.Phase == engine.PhaseOpening && d.Camera != nil) {
 		if d.revealT.IsZero() {
 			d.revealT = time.Now()
@@ -165,7 +179,6 @@ func (d *Driver) act(ctx context.Context) bool {
 		d.startGame(ctx)
 	case engine.PhaseOpening: // no camera: the operator enters the roll
 		d.acted = d.version
-		d.rollOpening()
 		b, _ := json.Marshal(map[string]any{"type": engine.ActOpeningRoll, "dice": d.Table.All()})
 		d.do(ctx, b, referee.SourceOperator)
 	case engine.PhaseBidding:
@@ -209,15 +222,14 @@ func (d *Driver) startGame(ctx context.Context) {
 
 // rollOpening rolls the physical table for the seats still tied for the
 // first opener: the engine's snapshot names them.
-func (d *Driver) rollOpening() {
+func rollOpening(t *Table, snap engine.Snapshot) {
 	counts := map[string]int{}
-	for _, st := range d.snap.Seats {
-		if slices.Contains(d.snap.Rolling, st.Name) {
+	for _, st := range snap.Seats {
+		if slices.Contains(snap.Rolling, st.Name) {
 			counts[st.Name] = st.Dice
 		}
 	}
-	d.Table.Roll(counts, d.snap.Sides)
-	d.warm()
+	t.Roll(counts, snap.Sides)
 }
 
 // move plays seat's turn.
@@ -293,6 +305,8 @@ func (d *Driver) narrate(ch referee.Change, typ, seat string) {
 		d.Say("%s goes all in", seat)
 	case engine.ActReveal:
 		d.Say("reveal (%s): %v", ch.Source, a.Dice)
+	case engine.ActCorrect:
+		d.Say("correction of the last reveal (%s): %v", ch.Source, a.Dice)
 	}
 	for _, e := range ch.Events {
 		switch e := e.(type) {

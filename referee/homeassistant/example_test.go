@@ -18,6 +18,7 @@ func ExampleConfigs() {
 	}
 	// Output:
 	// homeassistant/binary_sensor/liarsd_bar-1/online/config
+	// homeassistant/event/liarsd_bar-1/result/config
 	// homeassistant/sensor/liarsd_bar-1/bid/config
 	// homeassistant/sensor/liarsd_bar-1/chips_ann/config
 	// homeassistant/sensor/liarsd_bar-1/chips_bob/config
@@ -31,7 +32,6 @@ func ExampleConfigs() {
 	// homeassistant/sensor/liarsd_bar-1/rules/config
 	// homeassistant/sensor/liarsd_bar-1/status/config
 	// homeassistant/sensor/liarsd_bar-1/turn/config
-	// homeassistant/sensor/liarsd_bar-1/winner/config
 }
 
 // A Publisher keeps Home Assistant in step: here it publishes through a

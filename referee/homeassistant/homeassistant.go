@@ -2,8 +2,11 @@
 // MQTT discovery (MQTT.md): retained configs under homeassistant/ describe
 // a device per table with sensors for its phase, turn, current bid, each
 // seat's dice (and chips and rounds won where played), and the last
-// result, all read from the table's own topics with templates. Nothing is
-// published that the table's topics do not already say.
+// result, and an event entity for each game's result (Home Assistant
+// restores it across its restarts; the events topic is not retained), all
+// read from the table's own topics with templates, the device linked to
+// the table's page. Nothing is published that the table's topics do not
+// already say.
 //
 // Configs is pure: a snapshot in, messages out. Publisher keeps what was
 // published so that a seat that leaves the table loses its sensor, and
@@ -47,6 +50,9 @@ type Device struct {
 	Manufacturer string   `json:"manufacturer"`
 	Model        string   `json:"model"`
 	SWVersion    string   `json:"sw_version,omitempty"`
+	// ConfigurationURL is the table's page: Home Assistant links the
+	// device to it.
+	ConfigurationURL string `json:"configuration_url,omitempty"`
 }
 
 // Origin says which software publishes the config.
@@ -59,25 +65,27 @@ type Origin struct {
 // Config is one entity's discovery config (the fields liarsd uses, with
 // Home Assistant's full key names).
 type Config struct {
-	Name                string  `json:"name"`
-	UniqueID            string  `json:"unique_id"`
-	StateTopic          string  `json:"state_topic"`
-	ValueTemplate       string  `json:"value_template,omitempty"`
-	JSONAttributesTopic string  `json:"json_attributes_topic,omitempty"`
-	JSONAttrTemplate    string  `json:"json_attributes_template,omitempty"`
-	AvailabilityTopic   string  `json:"availability_topic,omitempty"`
-	PayloadAvailable    string  `json:"payload_available,omitempty"`
-	PayloadNotAvailable string  `json:"payload_not_available,omitempty"`
-	PayloadOn           string  `json:"payload_on,omitempty"`
-	PayloadOff          string  `json:"payload_off,omitempty"`
-	DeviceClass         string  `json:"device_class,omitempty"`
-	StateClass          string  `json:"state_class,omitempty"`
-	UnitOfMeasurement   string  `json:"unit_of_measurement,omitempty"`
-	EntityCategory      string  `json:"entity_category,omitempty"`
-	Icon                string  `json:"icon,omitempty"`
-	Device              Device  `json:"device"`
-	Origin              *Origin `json:"origin,omitempty"`
-	QoS                 int     `json:"qos"`
+	Name                string `json:"name"`
+	UniqueID            string `json:"unique_id"`
+	StateTopic          string `json:"state_topic"`
+	ValueTemplate       string `json:"value_template,omitempty"`
+	JSONAttributesTopic string `json:"json_attributes_topic,omitempty"`
+	JSONAttrTemplate    string `json:"json_attributes_template,omitempty"`
+	AvailabilityTopic   string `json:"availability_topic,omitempty"`
+	PayloadAvailable    string `json:"payload_available,omitempty"`
+	PayloadNotAvailable string `json:"payload_not_available,omitempty"`
+	PayloadOn           string `json:"payload_on,omitempty"`
+	PayloadOff          string `json:"payload_off,omitempty"`
+	DeviceClass         string `json:"device_class,omitempty"`
+	StateClass          string `json:"state_class,omitempty"`
+	UnitOfMeasurement   string `json:"unit_of_measurement,omitempty"`
+	EntityCategory      string `json:"entity_category,omitempty"`
+	Icon                string `json:"icon,omitempty"`
+	// EventTypes are an event entity's types.
+	EventTypes []string `json:"event_types,omitempty"`
+	Device     Device   `json:"device"`
+	Origin     *Origin  `json:"origin,omitempty"`
+	QoS        int      `json:"qos"`
 }
 
 // Options name the table's topics and the device.
@@ -90,6 +98,10 @@ type Options struct {
 	DiscoveryPrefix string
 	// Version is liarsd's version, shown on the device.
 	Version string
+	// ConfigurationURL is the table's page as Home Assistant's users open
+	// it (web.public_url, or the machine's address on the network); empty
+	// for no link.
+	ConfigurationURL string
 }
 
 func (o *Options) fill() {
@@ -100,6 +112,13 @@ func (o *Options) fill() {
 		o.DiscoveryPrefix = DiscoveryPrefix
 	}
 }
+
+// ResultTemplate turns a game_over or match_over event into the game
+// result entity's event: its type, and the winner, the game (the round
+// in endurance), the pot and the rounds won as attributes.
+const ResultTemplate = "{% if value_json.type in ['" + engine.EvGameOver + "', '" + engine.EvMatchOver + "'] %}" +
+	"{{ {'event_type': value_json.type, 'winner': value_json.winner, 'game': value_json.game | default(none), " +
+	"'pot': value_json.pot | default(none), 'wins': value_json.wins | default(none)} | tojson }}{% endif %}"
 
 var idChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
@@ -130,7 +149,7 @@ func Configs(o Options, s engine.Snapshot) []Message {
 	state, events, status := base+"state", base+"events", base+"status"
 	node := "liarsd_" + o.Table
 	dev := Device{Identifiers: []string{node}, Name: "Liar's Dice table " + o.Table, Manufacturer: "liarsd",
-		Model: "Liar's Dice referee", SWVersion: o.Version}
+		Model: "Liar's Dice referee", SWVersion: o.Version, ConfigurationURL: o.ConfigurationURL}
 	origin := &Origin{Name: "liarsd", SWVersion: o.Version, SupportURL: "https://github.com/liarsd/liarsd"}
 
 	var out []Message
@@ -162,9 +181,13 @@ func Configs(o Options, s engine.Snapshot) []Message {
 		JSONAttributesTopic: state, JSONAttrTemplate: "{{ (value_json.last or {}) | tojson }}", Icon: "mdi:dice-6"})
 	add("sensor", "status", Config{Name: "Referee status", StateTopic: state, ValueTemplate: "{{ value_json.status | default('unknown') }}",
 		Icon: "mdi:traffic-light", EntityCategory: "diagnostic"})
-	add("sensor", "winner", Config{Name: "Last winner", StateTopic: events,
-		ValueTemplate: "{% if value_json.type in ['game_over', 'match_over'] %}{{ value_json.winner }}{% else %}{{ states(entity_id) }}{% endif %}",
-		Icon:          "mdi:trophy"})
+	// A game's result is an event (the events topic is not retained,
+	// MQTT.md): an event entity, which Home Assistant restores after its
+	// own restart, where a sensor fed by events read unknown until the
+	// next game ended. Every other event renders empty, which Home
+	// Assistant ignores.
+	add("event", "result", Config{Name: "Game result", StateTopic: events, EventTypes: []string{engine.EvGameOver, engine.EvMatchOver},
+		ValueTemplate: ResultTemplate, Icon: "mdi:trophy"})
 	if s.Pot != nil {
 		add("sensor", "pot", Config{Name: "Pot", StateTopic: state, ValueTemplate: "{{ value_json.pot | default(0) }}", StateClass: "measurement", UnitOfMeasurement: "chips", Icon: "mdi:poker-chip"})
 	}

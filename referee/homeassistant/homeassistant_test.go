@@ -43,9 +43,10 @@ func snapshot(t *testing.T, lines ...string) engine.Snapshot {
 var schema = map[string][]string{
 	"sensor":        {"state_topic", "unique_id", "name", "device", "availability_topic", "payload_available", "payload_not_available", "value_template"},
 	"binary_sensor": {"state_topic", "unique_id", "name", "device", "payload_on", "payload_off"},
+	"event":         {"state_topic", "unique_id", "name", "device", "availability_topic", "event_types", "value_template"},
 }
 
-var topicRE = regexp.MustCompile(`^homeassistant/(sensor|binary_sensor)/liarsd_t1/([A-Za-z0-9_-]+)/config$`)
+var topicRE = regexp.MustCompile(`^homeassistant/(sensor|binary_sensor|event)/liarsd_t1/([A-Za-z0-9_-]+)/config$`)
 var valueJSON = regexp.MustCompile(`value_json\.([a-z_]+)`)
 
 // fields lists the JSON keys a snapshot and the events may carry.
@@ -86,7 +87,7 @@ func TestConfigsSchema(t *testing.T) {
 	}
 	var golden bytes.Buffer
 	for _, name := range []string{"idle", "star-board", "tavern", "endurance"} {
-		msgs := homeassistant.Configs(homeassistant.Options{Table: "t1", Version: "test"}, tables[name])
+		msgs := homeassistant.Configs(homeassistant.Options{Table: "t1", Version: "test", ConfigurationURL: "http://bar-1.lan:8080/"}, tables[name])
 		fmt.Fprintf(&golden, "# %s\n", name)
 		ids := map[string]bool{}
 		for _, m := range msgs {
@@ -109,6 +110,9 @@ func TestConfigsSchema(t *testing.T) {
 			dev, _ := c["device"].(map[string]any)
 			if ids, _ := dev["identifiers"].([]any); len(ids) == 0 {
 				t.Errorf("%s: %s: the device has no identifiers", name, m.Topic)
+			}
+			if got := dev["configuration_url"]; got != "http://bar-1.lan:8080/" {
+				t.Errorf("%s: %s: configuration_url got %v; want the table's page http://bar-1.lan:8080/", name, m.Topic, got)
 			}
 			uid, _ := c["unique_id"].(string)
 			if ids[uid] {
@@ -133,7 +137,7 @@ func TestConfigsSchema(t *testing.T) {
 		}
 	}
 	for name, want := range map[string][]string{
-		"star-board": {"dice_ann", "dice_Ann", "dice_cy_z_", "bid", "turn", "last_result", "online"},
+		"star-board": {"dice_ann", "dice_Ann", "dice_cy_z_", "bid", "turn", "last_result", "online", "result"},
 		"tavern":     {"chips_ann", "pot"},
 		"endurance":  {"wins_cy"},
 	} {

@@ -127,8 +127,18 @@ func (m *Metrics) Event(e engine.Event) {
 	}
 }
 
-// Events counts the events of one input.
+// Events counts the events of one input. A correction's events (a
+// corrected event, then the hand's result again) count in events_total,
+// not as another reveal or another game: the hand was revealed once, and
+// its game ended once.
 func (m *Metrics) Events(evs []engine.Event) {
+	if m != nil && len(evs) > 0 && evs[0].Head().Type == engine.EvCorrected {
+		for _, e := range evs {
+			m.events.WithLabelValues(e.Head().Type).Inc()
+			m.lastEventSeq.Set(float64(e.Head().Seq))
+		}
+		return
+	}
 	for _, e := range evs {
 		m.Event(e)
 	}

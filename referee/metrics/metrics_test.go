@@ -36,6 +36,8 @@ func TestMetrics(t *testing.T) {
 		`{"type":"bid","seat":"ann","quantity":1,"face":3}`,
 		`{"type":"challenge","seat":"bob"}`,
 		`{"type":"reveal","dice":{"ann":[3],"bob":[5]}}`,
+		// A correction: counted as such, not as another reveal or game.
+		`{"type":"correct","dice":{"ann":[2],"bob":[5]}}`,
 	} {
 		evs, err := record.Apply(tb, []byte(l))
 		if err != nil {
@@ -43,7 +45,7 @@ func TestMetrics(t *testing.T) {
 		}
 		m.Events(evs)
 	}
-	m.Event(tb.Reject(5, &engine.Rejection{Reason: engine.NoGame, Message: "over"}))
+	m.Event(tb.Reject(6, &engine.Rejection{Reason: engine.NoGame, Message: "over"}))
 	m.Read(120*time.Millisecond, metrics.ReadOK, 0)
 	m.Read(800*time.Millisecond, metrics.ReadNeedsLook, 2)
 	m.Rejected("busy")
@@ -54,8 +56,9 @@ func TestMetrics(t *testing.T) {
 	got := scrape(t, m)
 	for _, want := range []string{
 		`liarsd_reveals_total{table="t1"} 1`,
-		`liarsd_events_total{table="t1",type="resolved"} 1`,
-		`liarsd_events_total{table="t1",type="game_over"} 1`,
+		`liarsd_events_total{table="t1",type="resolved"} 2`,
+		`liarsd_events_total{table="t1",type="game_over"} 2`,
+		`liarsd_events_total{table="t1",type="corrected"} 1`,
 		`liarsd_games_total{table="t1"} 1`,
 		`liarsd_rejected_total{reason="no_game",table="t1"} 1`,
 		`liarsd_rejected_total{reason="busy",table="t1"} 1`,
@@ -64,7 +67,7 @@ func TestMetrics(t *testing.T) {
 		`liarsd_uncertain_dice_total{table="t1"} 2`,
 		`liarsd_read_seconds_count{table="t1"} 2`,
 		`liarsd_read_seconds_bucket{table="t1",le="0.2"} 1`,
-		`liarsd_last_event_seq{table="t1"} 5`,
+		`liarsd_last_event_seq{table="t1"} 9`,
 		`liarsd_mqtt_queue_depth{table="t1"} 3`,
 		`liarsd_build_info{goversion="go`,
 		`opencv="4.`,

@@ -244,8 +244,10 @@ func TestScoreboardFollowsTable(t *testing.T) {
 		Status string `json:"status"`
 	}{ref.table.Snapshot(), "needs a look"})
 	ref.publish(ref.topics.State, snap, true)
-	ref.publish(ref.topics.Vision, []byte(`{"type":"needs_a_look","message":"2 dice could not be read","seats":[],"dice":[]}`), false)
-	waitFor(t, p, "the camera's doubt", `(() => { const l = document.getElementById('look'); return !l.hidden && l.textContent.includes('2 dice could not be read') })()`, nil)
+	ref.publish(ref.topics.Vision, []byte(`{"type":"needs_a_look","game":1,"hand":1,"attempt":1,"message":"2 dice in doubt",`+
+		`"seats":[{"seat":"ann","expected":3,"seen":3},{"seat":"bob","expected":3,"seen":3},{"seat":"cy","expected":3,"seen":3}],`+
+		`"dice":[{"seat":"ann","x":10,"y":20,"confidence":0.41,"reason":"uncertain"},{"seat":"cy","x":300,"y":20,"confidence":0.38,"reason":"uncertain"}],"retry_ms":2000}`), false)
+	waitFor(t, p, "the camera's doubt", `(() => { const l = document.getElementById('look'); return !l.hidden && l.textContent.includes('2 dice in doubt (ann, cy)') })()`, nil)
 	ref.play(`{"type":"reveal","dice":{"ann":[2,3,5],"bob":[4,1,6],"cy":[4,2,2]}}`)
 	var result struct {
 		Count int    `json:"count"`

@@ -112,6 +112,11 @@ type splitter struct {
 	games []Game
 	n     int    // lines taken
 	first []byte // the first line: another first line is another journal
+	// hands and winner are the last game's before its last reveal: a
+	// correction of that reveal (docs/corrections.md) counts its result
+	// again from there.
+	hands  int
+	winner string
 }
 
 func (sp *splitter) add(line []byte) {
@@ -140,6 +145,12 @@ func (sp *splitter) add(line []byte) {
 	}
 	g := &sp.games[len(sp.games)-1]
 	g.Lines = append(g.Lines, line)
+	switch a.Type {
+	case engine.ActReveal:
+		sp.hands, sp.winner = g.Hands, g.Winner
+	case engine.ActCorrect:
+		g.Hands, g.Winner = sp.hands, sp.winner
+	}
 	for _, e := range evs {
 		h := e.Head()
 		if g.FirstSeq == 0 {

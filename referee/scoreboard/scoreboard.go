@@ -16,6 +16,9 @@
 //	GET /venue                     every table on the broker
 //	GET /operator                  the operator's page (docs/operator.md)
 //	GET /api/operator/read         the camera's last read, after the call (behind a login beyond loopback)
+//	GET /overlay                   a stream overlay for OBS's browser source (transparent)
+//	GET /link.json                 the table page's address for a phone (?table=ID)
+//	GET /qr.svg                    that address as a QR code (?table=ID)
 //	GET /config.json               the page's settings (prefix, table, broker)
 //	GET /api/history               the current game's events and actions, from the journal
 //	GET /api/games                 the journal's games
@@ -72,6 +75,14 @@ type Options struct {
 	// server listens beyond loopback.
 	Login bool
 	Users map[string]string
+	// PublicURL is the pages' address for phones and Home Assistant
+	// (web.public_url: https://bar-1.example.org/), used as it is for the
+	// QR codes; empty: the host a browser asked for, or HostURL.
+	PublicURL string
+	// HostURL is the pages' address on the network when a browser on
+	// this machine asked for localhost (LANURL of the listener); empty
+	// when the server listens on loopback only.
+	HostURL string
 }
 
 // pageConfig is config.json.
@@ -106,6 +117,9 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /venue", s.page("venue.html"))
 	mux.HandleFunc("GET /operator", s.page("operator.html"))
 	mux.HandleFunc("GET /api/operator/read", s.operatorRead)
+	mux.HandleFunc("GET /overlay", s.page("overlay.html"))
+	mux.HandleFunc("GET /link.json", s.link)
+	mux.HandleFunc("GET /qr.svg", s.qr)
 	mux.HandleFunc("GET /config.json", s.configJSON)
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/static/favicon.svg", http.StatusMovedPermanently)

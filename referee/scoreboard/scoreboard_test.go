@@ -68,6 +68,22 @@ func TestGames(t *testing.T) {
 	}
 }
 
+// A correction that undoes a game's end: the game is not finished, has
+// no winner and counts the hand its correction started once.
+func TestGamesAfterACorrection(t *testing.T) {
+	lines := append(append([]string(nil), journalLines[:5]...),
+		`{"type":"correct","dice":{"ann":[3],"bob":[5],"cy":[2]}}`)
+	games := scoreboard.Games(scoreboard.SplitLines([]byte(strings.Join(lines, "\n") + "\n")))
+	if len(games) != 1 {
+		t.Fatalf("got %d games; want 1", len(games))
+	}
+	// One 3: bob's two 3s is one too many, bob loses a die and is out;
+	// ann and cy play hand 2.
+	if g := games[0]; g.Finished || g.Winner != "" || g.Hands != 2 || len(g.Lines) != 6 {
+		t.Errorf("got finished=%v winner=%q hands=%d lines=%d; want false, \"\", 2, 6", g.Finished, g.Winner, g.Hands, len(g.Lines))
+	}
+}
+
 // A table's journal as the referee writes it, in segments with
 // checksums: its record lines, a torn last line left out; a damaged one
 // is an error, not games made of what the damage left.

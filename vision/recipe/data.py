@@ -13,6 +13,7 @@ interpolation, then standardised (standardise()).
 """
 
 import csv
+import json
 import os
 from dataclasses import dataclass, field
 
@@ -48,16 +49,32 @@ class Table:
         return float(np.median([d.extent for d in self.dice]))
 
 
+def star_dice(root):
+    """star_dice reports whether a folder of labelled photographs holds star
+    dice (a face 1 is the star): an examples folder a table wrote says so in
+    examples.json."""
+    path = os.path.join(root, "examples.json")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        return bool(json.load(f).get("star_dice", False))
+
+
 def load_photos(root, split, keep=None):
-    """load_photos reads one split of the labelled photographs; keep, when
-    given, says which image names (sorted order index, name) to keep."""
+    """load_photos reads one split of the labelled photographs (or of a
+    table's examples folder, the same form); keep, when given, says which
+    image names (sorted order index, name) to keep."""
+    star = star_dice(root)
     by_image = {}
     with open(os.path.join(root, "labels.csv"), newline="") as f:
         for row in csv.DictReader(f):
             if row["split"] != split:
                 continue
             x0, y0, x1, y1 = (float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
-            die = Die((x0 + x1) / 2, (y0 + y1) / 2, ((x1 - x0) + (y1 - y0)) / 2, int(row["face"]) - 1)
+            cls = int(row["face"]) - 1
+            if star and cls == 0:
+                cls = STAR
+            die = Die((x0 + x1) / 2, (y0 + y1) / 2, ((x1 - x0) + (y1 - y0)) / 2, cls)
             by_image.setdefault(row["image"], []).append(die)
     tables = []
     for i, name in enumerate(sorted(by_image)):

@@ -53,7 +53,13 @@ class Batches(torch.utils.data.IterableDataset):
             yield self.make(np.random.default_rng([self.seed, i]))
 
 
+HOUSE = []  # a table's own examples (--house), drawn first with --house-share
+HOUSE_SHARE = 0.0
+
+
 def pick_table(photos, synth, rng, photo_share):
+    if HOUSE and rng.random() < HOUSE_SHARE:
+        return HOUSE[rng.integers(len(HOUSE))]
     if synth and (not photos or rng.random() >= photo_share):
         return synth[rng.integers(len(synth))]
     return photos[rng.integers(len(photos))]
@@ -175,6 +181,10 @@ def train_faces(args, photos, synth, hard, device):
 
     torch.manual_seed(args.seed + 1)
     net = FaceNet().to(device)
+    if args.faces_init:
+        # Fine-tuning: start from a trained face network (a table's own
+        # examples on top of what the shipped network learned).
+        net.load_state_dict(torch.load(args.faces_init, map_location=device))
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.face_steps, pct_start=max(0.05, 3 / args.face_steps))
     loader = torch.utils.data.DataLoader(Batches(make, args.seed + 1, args.face_steps), batch_size=None, num_workers=args.workers)
@@ -236,13 +246,26 @@ def main():
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (0: every core; on a shared or small machine one is often fastest)")
     ap.add_argument("--finder", default="", help="skip the finder's training: load this state dict")
+    ap.add_argument("--faces-init", default="", help="start the face network from this state dict (fine-tuning, e.g. vision/model/faces.pt)")
+    ap.add_argument("--house", action="append", default=[], help="a table's examples folder (camera.learn; the photographs' form), trained on but every fifth image, which is held out (repeatable)")
+    ap.add_argument("--house-share", type=float, default=0.5, help="share of training draws from the --house examples")
     args = ap.parse_args()
+    global HOUSE_SHARE
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.set_num_threads(args.threads or os.cpu_count())
     log(f"device {device}, {torch.get_num_threads()} threads, torch {torch.__version__}")
-    photos = data.load_photos(args.photos, "train", keep=lambda i, n: not holdout(i, n))
-    held = data.load_photos(args.photos, "train", keep=holdout)
+    photos, held = [], []
+    if args.photos:
+        photos = data.load_photos(args.photos, "train", keep=lambda i, n: not holdout(i, n))
+        held = data.load_photos(args.photos, "train", keep=holdout)
+    house_held = []
+    for folder in args.house:
+        HOUSE.extend(data.load_photos(folder, "train", keep=lambda i, n: not holdout(i, n)))
+        house_held += data.load_photos(folder, "train", keep=holdout)
+    HOUSE_SHARE = args.house_share if HOUSE else 0.0
+    if args.house:
+        log(f"{len(HOUSE)} house examples to train on, {len(house_held)} held out, drawn {100 * HOUSE_SHARE:.0f}% of the time")
     synth = []
     for folder in args.synth:
         synth += data.load_synth(folder, args.synth_limit)
@@ -256,17 +279,21 @@ def main():
     else:
         finder = train_finder(args, photos, synth, device)
         torch.save(finder.state_dict(), os.path.join(args.out, "finder.pt"))
-    f, n, false = evaluate_finder(finder, held, device, args.target)
-    log(f"finder on held-out photographs: {f}/{n} dice found, {false} false finds")
+    if held:
+        f, n, false = evaluate_finder(finder, held, device, args.target)
+        log(f"finder on held-out photographs: {f}/{n} dice found, {false} false finds")
 
-    hard = mine_hard(finder, photos + synth, device, args.target)
+    hard = mine_hard(finder, photos + synth + HOUSE, device, args.target)
     log(f"hard negatives: {sum(len(v) for v in hard.values())} on {len(hard)} tables")
     faces = train_faces(args, photos, synth, hard, device)
     torch.save(faces.state_dict(), os.path.join(args.out, "faces.pt"))
-    pairs = evaluate_faces(faces, held, device)
-    right = sum(r for _, r, *_ in pairs)
-    log(f"faces on held-out photographs at their labels: {right}/{len(pairs)} likeliest right")
-    reliability(pairs)
+    for name, tables in (("held-out photographs", held), ("held-out house examples", house_held)):
+        if not tables:
+            continue
+        pairs = evaluate_faces(faces, tables, device)
+        right = sum(r for _, r, *_ in pairs)
+        log(f"faces on {name} at their labels: {right}/{len(pairs)} likeliest right")
+        reliability(pairs)
 
     export.finder(finder.cpu(), os.path.join(args.out, "finder.onnx"))
     export.faces(faces.cpu(), os.path.join(args.out, "faces.onnx"))

@@ -183,12 +183,30 @@
     return ev;
   }
 
+  // cleanLook keeps a vision message (docs/mqtt.md: needs_a_look): the
+  // message, the seats' counts, and each doubtful die's seat and reason;
+  // nothing else (where the die lies is of no use to a page). A die's
+  // face is never in it. null when it is not one.
+  function cleanLook(v) {
+    if (!isObj(v) || typeof v.message !== 'string') return null;
+    var look = { message: v.message.slice(0, 500), game: int(v.game, 0, 1e9), hand: int(v.hand, 0, 1e9), seats: [], dice: [] };
+    (Array.isArray(v.seats) ? v.seats : []).slice(0, MAX_SEATS).forEach(function (c) {
+      if (!isObj(c) || typeof c.seat !== 'string') return;
+      var e = int(c.expected, 0, MAX_DICE), s = int(c.seen, 0, MAX_QUANTITY);
+      if (e !== null && s !== null) look.seats.push({ seat: c.seat, expected: e, seen: s });
+    });
+    (Array.isArray(v.dice) ? v.dice : []).slice(0, MAX_QUANTITY).forEach(function (d) {
+      if (isObj(d)) look.dice.push({ seat: str(d.seat) || '', reason: str(d.reason) || '' });
+    });
+    return look;
+  }
+
   // validTable says whether id is a table id of MQTT.md (letters, digits,
   // - and _): anything else would be a topic filter, not a table.
   function validTable(id) { return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id); }
 
   root.LiarsLive = {
     validTable: validTable, loadConfig: loadConfig, brokerURL: brokerURL, connect: connect, showConn: showConn,
-    cleanState: cleanState, cleanEvent: cleanEvent
+    cleanState: cleanState, cleanEvent: cleanEvent, cleanLook: cleanLook
   };
 })(window);

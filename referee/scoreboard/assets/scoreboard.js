@@ -4,21 +4,26 @@
 // history (api/history) fills in what happened before the page opened.
 (function () {
   'use strict';
-  var D = window.LiarsDraw, O = window.LiarsOdds, L = window.LiarsLive, el = D.el;
+  var D = window.LiarsDraw, O = window.LiarsOdds, L = window.LiarsLive, W = window.LiarsWords, el = D.el;
 
   var S = {
     cfg: null, table: '', state: null, status: '', conn: 'connecting',
-    items: [], maxSeq: 0, pendingReveal: null, lastResult: null, winner: null, local: false
+    items: [], maxSeq: 0, pendingReveal: null, lastResult: null, winner: null, winnerSeq: 0, local: false,
+    look: null, histRules: null,
+    // gameNumber is the game's number in the table's journal (api/history),
+    // null while unknown; gameFrom is the seq after which the game on the
+    // table began; awaitingHand: a new game seen in the state whose first
+    // hand has not started (an opening roll).
+    gameNumber: null, gameFrom: 0, awaitingHand: false
   };
   var $ = function (id) { return document.getElementById(id); };
 
-  var PHASES = {
-    idle: 'waiting for a game', opening: 'opening roll', bidding: 'bidding',
-    reveal: 'reveal \u2013 reading the dice', game_over: 'game over'
-  };
-
-  function star() { return !!(S.state && S.state.star_die); }
-  function rules() { return S.state || { sides: 6 }; }
+  // star says whether face 1 is the star: from the live state, or before
+  // it comes (no broker, a table gone quiet) from the journal's game.
+  function star() {
+    if (S.state && S.state.rules) return !!S.state.star_die;
+    return !!(S.histRules && S.histRules.star_die);
+  }
 
   // render draws every part; a part that fails (a bug, never a payload:
   // those are cleaned on arrival) leaves the others drawn.
@@ -34,12 +39,14 @@
     meta.textContent = '';
     if (st && st.rules) {
       meta.appendChild(el('span', 'rules', st.rules));
-      meta.appendChild(el('span', 'gh', 'game ' + st.game + ' \u00b7 hand ' + st.hand));
-      meta.appendChild(el('span', 'phase', PHASES[st.phase] || st.phase));
-      // The referee's own status: reading the dice, a read that needs a
-      // look, an error.
-      if (st.status && st.status !== 'ready' && st.status !== 'waiting for reveal') {
-        var rs = el('span', 'ref-status ref-' + String(st.status).replace(/[^a-z]+/g, '-'), st.status);
+      var gh = W.gameWords(st, S.gameNumber);
+      if (gh) meta.appendChild(el('span', 'gh', gh));
+      meta.appendChild(el('span', 'phase', W.phase(st)));
+      // The referee's own status: reading the dice, waiting for them (no
+      // camera, or it failed), a read that needs a look, an error.
+      var status = W.status(st, S.look);
+      if (status) {
+        var rs = el('span', 'ref-status ref-' + status.key, status.text);
         rs.setAttribute('data-status', st.status);
         meta.appendChild(rs);
       }
@@ -47,11 +54,14 @@
       if (st.stake !== undefined && st.stake !== null) meta.appendChild(el('span', 'stake', 'stake ' + st.stake));
       if (st.running_pot) meta.appendChild(el('span', 'pot', 'running pot ' + st.running_pot));
     } else if (st) {
-      meta.appendChild(el('span', 'phase', PHASES.idle));
+      meta.appendChild(el('span', 'phase', W.phase(null)));
     }
     var look = $('look');
     look.hidden = !(st && st.status === 'needs a look' && S.look && S.look.message);
-    if (!look.hidden) look.textContent = 'The camera needs a look: ' + S.look.message;
+    if (!look.hidden) {
+      look.textContent = W.cameraFailed(S.look) ? 'Waiting for reveal: the camera failed (' + S.look.message + ')'
+        : 'The camera needs a look: ' + (W.lookWords(S.look) || S.look.message);
+    }
     var off = S.status === 'offline';
     $('offline').hidden = !off;
     document.body.classList.toggle('table-offline', off);
@@ -126,7 +136,7 @@
     var box = $('result'), r = S.lastResult;
     box.textContent = '';
     box.removeAttribute('data-count');
-    if (!r && S.state && S.state.last && S.state.last.call !== 'fold' && S.state.last.bid) {
+    if (!r && W.lastOf(S.state)) {
       // Opened after the reveal: the referee's state still says what the
       // last call found, without the dice.
       r = { resolved: S.state.last, dice: null, shown: {}, rules: S.state };
@@ -135,18 +145,9 @@
     var ev = r.resolved, st = r.rules, isStar = !!st.star_die;
     box.setAttribute('data-count', String(ev.count));
     box.setAttribute('data-seq', String(ev.seq));
-    var call = ev.call === 'spot_on' ? 'called spot on' : 'challenged';
-    var head = el('p', 'result-head');
-    head.textContent = ev.caller + ' ' + call + ' ' + ev.bidder + '\u2019s ' + D.bidWords(ev.bid.quantity, ev.bid.face, isStar) +
-      ': there ' + (ev.count === 1 ? 'was ' : 'were ') + ev.count + '.';
-    box.appendChild(head);
-    var changes = Object.keys(ev.dice || {}).map(function (k) {
-      var d = ev.dice[k];
-      return k + ' ' + (d > 0 ? '+' : '\u2212') + Math.abs(d) + (Math.abs(d) === 1 ? ' die' : ' dice');
-    });
-    if (ev.out && ev.out.length) changes.push(ev.out.join(', ') + ' out');
-    if (ev.payout) Object.keys(ev.payout).forEach(function (k) { changes.push(k + ' takes ' + ev.payout[k] + ' chips'); });
-    if (changes.length) box.appendChild(el('p', 'result-changes', changes.join(' \u00b7 ')));
+    box.appendChild(el('p', 'result-head', W.resultWords(ev, isStar)));
+    var changes = W.changesWords(ev);
+    if (changes) box.appendChild(el('p', 'result-changes', changes));
     if (!r.dice) return;
     var grid = el('div', 'reveal');
     Object.keys(r.dice).forEach(function (seat) {
@@ -172,7 +173,7 @@
     switch (it.type) {
       case 'hand_started': return 'Hand ' + it.hand + (it.game > 1 ? ' (round ' + it.game + ')' : '') + ': ' + it.opener + ' opens';
       case 'bid': return it.seat + ' bids ' + D.bidWords(it.quantity, it.face, isStar) + (it.stake ? ' (stake ' + it.stake + ')' : '');
-      case 'show': return it.seat + ' shows ' + (it.shown || []).length + ' dice';
+      case 'show': return it.seat + ' shows ' + W.plural((it.shown || []).length, 'die', 'dice');
       case 'challenge': return it.seat + ' calls liar';
       case 'spot_on': return it.seat + ' calls spot on';
       case 'all_in': return it.seat + ' goes all in';
@@ -231,7 +232,10 @@
     }
     switch (ev.type) {
       case 'hand_started':
-        if (ev.game === 1 && ev.hand === 1 && !fromHistory) { S.items = []; S.winner = null; }
+        // A game's first hand: another game, unless the state already
+        // said so at its opening roll.
+        if (ev.game === 1 && ev.hand === 1 && !fromHistory && !S.awaitingHand) startGame((ev.seq || S.maxSeq) - 1);
+        S.awaitingHand = false;
         break;
       case 'revealed':
         S.pendingReveal = { dice: ev.dice || {}, shown: ev.shown || shownOf(S.state) };
@@ -248,11 +252,36 @@
         break;
       case 'game_over':
       case 'match_over':
-        S.winner = ev.winner;
+        S.winner = ev.winner; S.winnerSeq = ev.seq || 0;
         if (!fromHistory) loadRecords();
         break;
     }
     S.items.push(ev);
+  }
+
+  // startGame forgets what belongs to the games before the one that began
+  // after seq from: their history, their last result, their winner. It
+  // may be told the same start twice (by the events, then the state): what
+  // came after from stays. The journal then says the game's number.
+  function startGame(from) {
+    if (from < S.gameFrom) return;
+    var again = from === S.gameFrom;
+    S.gameFrom = from;
+    S.items = S.items.filter(function (it) { return it.seq && it.seq > from; });
+    if (S.lastResult && !(S.lastResult.resolved.seq > from)) S.lastResult = null;
+    if (S.winner && !(S.winnerSeq > from)) { S.winner = null; S.winnerSeq = 0; }
+    S.pendingReveal = null;
+    if (!again) {
+      if (S.gameNumber) S.gameNumber++;
+      if (S.local) reloadHistory();
+    }
+  }
+
+  var reloading = null;
+  // reloadHistory asks the journal again, once things have settled.
+  function reloadHistory() {
+    clearTimeout(reloading);
+    reloading = setTimeout(loadHistory, 300);
   }
 
   function sameBid(a, b) {
@@ -265,8 +294,16 @@
     if (typeof st.seq === 'number' && st.seq < S.maxSeq) {
       // A table started afresh (a new journal): its seq begins again.
       S.maxSeq = st.seq; S.items = []; S.lastResult = null; S.pendingReveal = null; S.winner = null;
+      S.gameFrom = 0; S.gameNumber = null;
       prev = null;
+      if (S.local) reloadHistory();
     }
+    if (W.newGame(prev, st)) {
+      startGame(typeof prev.seq === 'number' ? prev.seq : S.maxSeq);
+      if (st.phase === 'opening') S.awaitingHand = true;
+    }
+    // The camera's doubts belong to the reveal that needed a look.
+    if (st.status !== 'needs a look') S.look = null;
     if (prev && st.bid && !sameBid(prev.bid, st.bid)) {
       S.items.push({ type: 'bid', seat: st.bid.seat, quantity: st.bid.quantity, face: st.bid.face, fromState: true });
     }
@@ -288,8 +325,8 @@
     if (topic === base + 'vision') {
       // The camera's doubts while a reveal needs a look (no face in it).
       var look = null;
-      try { look = JSON.parse(text); } catch (e) { look = null; }
-      S.look = look && typeof look.message === 'string' ? { message: look.message } : null;
+      try { look = L.cleanLook(JSON.parse(text)); } catch (e) { look = null; }
+      S.look = look;
       render();
       return;
     }
@@ -314,8 +351,10 @@
     return fetch('api/history', { cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (h) {
       if (!h || !h.items) return;
       S.histRules = h.dice;
+      S.gameNumber = h.game ? h.game.number : null;
       var live = S.items;
-      S.items = []; S.maxSeq = 0;
+      S.items = []; S.maxSeq = 0; S.lastResult = null; S.winner = null; S.winnerSeq = 0;
+      if (h.game) S.gameFrom = Math.max(0, h.game.first_seq - 1);
       h.items.forEach(function (raw) {
         var it = L.cleanEvent(raw);
         if (!it) return;
@@ -347,6 +386,22 @@
     }).catch(function () {});
   }
 
+  // loadLink shows the QR code that opens this table's page on a phone.
+  // There is none when no phone can reach the server (it listens on
+  // loopback only and has no web.public_url: link.json says why).
+  function loadLink() {
+    var q = 'table=' + encodeURIComponent(S.table);
+    fetch('link.json?' + q, { cache: 'no-store' }).then(function (r) { return r.json(); }).then(function (l) {
+      if (!l || typeof l.url !== 'string') return;
+      var img = $('qr'), text = $('qr-url');
+      img.src = 'qr.svg?' + q;
+      img.hidden = false;
+      text.textContent = l.url;
+      text.setAttribute('data-url', l.url);
+      $('qr-panel').hidden = false;
+    }).catch(function () {});
+  }
+
   L.loadConfig().then(function (cfg) {
     S.cfg = cfg;
     var q = new URLSearchParams(location.search);
@@ -359,9 +414,11 @@
     }
     S.local = !!cfg.journal && S.table === cfg.table;
     document.title = S.table + ' \u00b7 Liar\u2019s Dice';
+    if (S.table !== cfg.table) $('overlay-link').href = 'overlay?table=' + encodeURIComponent(S.table);
     render();
     loadRecords();
     loadHistory();
+    loadLink();
     var base = cfg.prefix + '/' + S.table + '/';
     L.connect(L.brokerURL(cfg), [base + 'state', base + 'status', base + 'events', base + 'vision'], onMessage, function (c) {
       S.conn = c;

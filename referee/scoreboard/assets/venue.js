@@ -2,10 +2,29 @@
 // <prefix>/+/state and <prefix>/+/status and keeps one card per table.
 (function () {
   'use strict';
-  var D = window.LiarsDraw, O = window.LiarsOdds, L = window.LiarsLive, el = D.el;
-  var tables = {}; // id -> {state, status}
+  var D = window.LiarsDraw, O = window.LiarsOdds, L = window.LiarsLive, W = window.LiarsWords, el = D.el;
+  var tables = {}; // id -> {state, status, qr}
   var cfg = null, prefix = 'liarsdice';
-  var PHASES = { idle: 'waiting', opening: 'opening roll', bidding: 'bidding', reveal: 'reveal', game_over: 'game over' };
+
+  // qrOf is the table's QR code (its page on a phone), made once: the
+  // cards are drawn again at every message.
+  // phones: whether the server has an address phones reach (link.json),
+  // asked once; null until answered.
+  var phones = null;
+  function qrOf(id, t) {
+    if (phones === null) {
+      phones = false;
+      fetch('link.json?table=' + encodeURIComponent(id), { cache: 'no-store' }).then(function (r) { return r.json(); })
+        .then(function (l) { phones = !!(l && l.url); if (phones) render(); }).catch(function () {});
+    }
+    if (!phones) return null;
+    if (!t.qr) {
+      t.qr = el('img', 'qr');
+      t.qr.alt = 'QR code: ' + id + '\u2019s page';
+      t.qr.src = 'qr.svg?table=' + encodeURIComponent(id);
+    }
+    return t.qr;
+  }
 
   function card(id, t) {
     var st = t.state, c = el('a', 'venue-table');
@@ -17,10 +36,13 @@
     var known = t.status === 'online' || t.status === 'offline';
     head.appendChild(el('span', 'vt-status ' + (known ? t.status : 'unknown'), t.status || '?'));
     c.appendChild(head);
+    var qr = qrOf(id, t);
+    if (qr) c.appendChild(qr);
     if (!st) { c.appendChild(el('div', 'vt-meta', 'no state yet')); return c; }
-    var meta = el('div', 'vt-meta');
-    meta.textContent = (st.rules || 'no game') + (st.rules ? ' \u00b7 game ' + st.game + ' \u00b7 hand ' + st.hand : '') +
-      ' \u00b7 ' + (PHASES[st.phase] || st.phase);
+    var meta = el('div', 'vt-meta'), gh = st.rules ? W.gameWords(st, null) : '', status = W.status(st, null);
+    meta.textContent = (st.rules || 'no game') + (gh ? ' \u00b7 ' + gh : '') + ' \u00b7 ' + W.phase(st) +
+      (status ? ' \u00b7 ' + status.text : '');
+    if (status) meta.setAttribute('data-status', status.text);
     c.appendChild(meta);
     var bid = el('div', 'vt-bid');
     if (st.bid) {
@@ -46,8 +68,8 @@
       seats.appendChild(li);
     });
     c.appendChild(seats);
-    var last = st.last;
-    if (last && last.call !== 'fold' && last.bid) {
+    var last = W.lastOf(st);
+    if (last) {
       c.appendChild(el('div', 'vt-last', 'last: ' + last.caller + ' called ' + last.bidder + '\u2019s ' +
         D.bidWords(last.bid.quantity, last.bid.face, !!st.star_die) + ' \u2013 ' + last.count));
     }

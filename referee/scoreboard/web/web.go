@@ -48,7 +48,10 @@ type Setup struct {
 	// (broker.ca_file, broker.insecure_skip_verify), for discovery.
 	CAFile             string
 	InsecureSkipVerify bool
-	Logger             *slog.Logger
+	// PublicURL is where phones and Home Assistant open the pages
+	// (web.public_url); empty: found from the listener (PageURL).
+	PublicURL string
+	Logger    *slog.Logger
 	// Reads gives the operator page the camera's reads (the referee);
 	// nil for none.
 	Reads scoreboard.Reads
@@ -65,7 +68,8 @@ type Setup struct {
 func FromConfig(c config.Config, listen string, m *metrics.Metrics, log *slog.Logger) Setup {
 	s := Setup{Listen: listen, Prefix: c.Broker.Prefix, Table: c.Table, Journal: c.JournalPath(), Metrics: m, Logger: log,
 		Broker: c.Broker.URL, Username: c.Broker.Username, Password: c.Broker.Password, Users: c.Broker.Embedded.Users,
-		WebSocket: c.Broker.WebSocket, CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify}
+		WebSocket: c.Broker.WebSocket, CAFile: c.Broker.CAFile, InsecureSkipVerify: c.Broker.InsecureSkipVerify,
+		PublicURL: c.Web.PublicURL}
 	if c.Broker.URL == "" {
 		s.WebSocket, s.CAFile, s.InsecureSkipVerify = "", "", false
 		if c.Broker.Embedded.WebSocket != "off" {
@@ -88,10 +92,11 @@ func FromConfig(c config.Config, listen string, m *metrics.Metrics, log *slog.Lo
 // Server is a running web side.
 type Server struct {
 	// Addr is the HTTP listener's address ("" when off).
-	Addr string
-	srv  *http.Server
-	wg   sync.WaitGroup
-	stop context.CancelFunc
+	Addr      string
+	publicURL string
+	srv       *http.Server
+	wg        sync.WaitGroup
+	stop      context.CancelFunc
 }
 
 // URL returns the scoreboard's address as a person types it: the
@@ -113,6 +118,20 @@ func (w *Server) URL() string {
 	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
+// PageURL returns the table page's address for phones and Home
+// Assistant: the public URL when one is set, else the machine's address
+// on the network (scoreboard.LANURL); "" when the pages are off or only
+// this machine can reach them.
+func (w *Server) PageURL() string {
+	if w.publicURL != "" {
+		return w.publicURL
+	}
+	if w.Addr == "" {
+		return ""
+	}
+	return scoreboard.LANURL(w.Addr)
+}
+
 // Start listens and serves until Close or ctx is done. It returns once the
 // listener is up, so that the address can be printed.
 func Start(ctx context.Context, s Setup) (*Server, error) {
@@ -124,7 +143,7 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 		return nil, errors.New("web: Home Assistant discovery needs a broker and a table")
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w := &Server{stop: cancel}
+	w := &Server{stop: cancel, publicURL: s.PublicURL}
 	if s.Listen != "" && s.Listen != "off" {
 		var journal scoreboard.Journal
 		if s.Journal != "" {
@@ -139,11 +158,12 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 			cancel()
 			return nil, fmt.Errorf("web: %w", err)
 		}
+		w.Addr = ln.Addr().String()
 		mux.Handle("/", scoreboard.Handler(scoreboard.Options{
 			Prefix: s.Prefix, Table: s.Table, WebSocket: s.WebSocket, Journal: journal, Logger: log,
+			PublicURL: s.PublicURL, HostURL: scoreboard.LANURL(w.Addr),
 			Reads: s.Reads, Users: s.Users, Login: !loopbackAddr(ln.Addr()),
 		}))
-		w.Addr = ln.Addr().String()
 		w.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 		w.wg.Add(1)
@@ -163,7 +183,7 @@ func Start(ctx context.Context, s Setup) (*Server, error) {
 		go func() {
 			defer w.wg.Done()
 			err := homeassistant.Run(ctx, homeassistant.RunOptions{
-				Options: homeassistant.Options{Prefix: s.Prefix, Table: s.Table},
+				Options: homeassistant.Options{Prefix: s.Prefix, Table: s.Table, ConfigurationURL: w.PageURL()},
 				Broker:  s.Broker, Username: s.Username, Password: s.Password,
 				CAFile: s.CAFile, InsecureSkipVerify: s.InsecureSkipVerify, Logger: s.Logger,
 			})

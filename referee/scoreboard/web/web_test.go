@@ -48,13 +48,7 @@ func TestExternalBrokerWebSocketInConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := web.FromConfig(c, "127.0.0.1:0", nil, nil)
-	s.Journal = ""
-	w, err := web.Start(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := start(t, web.FromConfig(c, "127.0.0.1:0", nil, nil))
 	code, body := get(t, w.URL()+"config.json")
 	var got struct {
 		Table     string `json:"table"`
@@ -171,4 +165,40 @@ func TestOperatorLoginBeyondLoopback(t *testing.T) {
 			t.Errorf("listening on %s, login %q: got %d; want %d", tc.listen, tc.user, res.StatusCode, tc.want)
 		}
 	}
+}
+
+// The pages' address for phones and Home Assistant: web.public_url as it
+// is; without it, none while the server listens on loopback only.
+func TestPageURL(t *testing.T) {
+	c, err := config.Decode(strings.NewReader("table: bar-3\nweb: {public_url: 'https://liars.example.org/bar-3/'}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := web.FromConfig(c, "127.0.0.1:0", nil, nil)
+	w := start(t, s)
+	if got := w.PageURL(); got != "https://liars.example.org/bar-3/" {
+		t.Errorf("with web.public_url: got %q; want it as it is", got)
+	}
+	// The QR code's link says the same, whichever host the page came from.
+	code, body := get(t, w.URL()+"link.json")
+	if code != http.StatusOK || !strings.Contains(body, `"url":"https://liars.example.org/bar-3/"`) {
+		t.Errorf("link.json: got %d %s; want the public URL", code, body)
+	}
+
+	s.PublicURL = ""
+	if got := start(t, s).PageURL(); got != "" {
+		t.Errorf("listening on loopback without web.public_url: got %q; want none (no phone reaches it)", got)
+	}
+}
+
+// start serves s without its journal until the test ends.
+func start(t *testing.T, s web.Setup) *web.Server {
+	t.Helper()
+	s.Journal = ""
+	w, err := web.Start(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return w
 }
