@@ -21,6 +21,18 @@ import (
 // lockedSource makes a vision.Source safe for the referee's retries.
 type sourceCamera struct{ vision.Source }
 
+// startUnderAHand runs a referee whose camera is oneUnderAHand, over a
+// journal of its own, capturing again after retry.
+func startUnderAHand(t *testing.T, retry time.Duration) *harness {
+	t.Helper()
+	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: []string{"ann", "bob"}}
+	pos := layout.Positions()
+	return start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		Camera: oneUnderAHand(pos), Reader: visiontest.NewReader(t, vision.Options{}),
+		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: retry,
+	})
+}
+
 // oneUnderAHand is a 640x480 camera over two seats at pos (ann, bob) with
 // two dice each: it sees one of ann's (a 3; the other is under a hand) and
 // both of bob's (5 and 2).
@@ -78,14 +90,7 @@ func TestCameraReadsTheReveal(t *testing.T) {
 }
 
 func TestCameraInDoubtAsksForALook(t *testing.T) {
-	names := []string{"ann", "bob"}
-	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
-	pos := layout.Positions()
-	path := filepath.Join(t.TempDir(), "t1.journal")
-	h := start(t, path, referee.Config{
-		Camera: oneUnderAHand(pos), Reader: visiontest.NewReader(t, vision.Options{}),
-		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 100 * time.Millisecond,
-	})
+	h := startUnderAHand(t, 100*time.Millisecond)
 	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
 	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
 	h.do(t, `{"type":"challenge","seat":"bob"}`)

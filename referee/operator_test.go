@@ -2,15 +2,11 @@ package referee_test
 
 import (
 	"bytes"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/liarsd/liarsd/referee"
-	"github.com/liarsd/liarsd/referee/demo"
-	"github.com/liarsd/liarsd/vision"
-	"github.com/liarsd/liarsd/vision/visiontest"
 )
 
 // TestOperatorReadLifetime follows the read the operator page shows: none
@@ -18,14 +14,7 @@ import (
 // reveal in doubt, the operator's dice once the reveal is accepted, and
 // none again from the next hand's first bid.
 func TestOperatorReadLifetime(t *testing.T) {
-	names := []string{"ann", "bob"}
-	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
-	pos := layout.Positions()
-	path := filepath.Join(t.TempDir(), "t1.journal")
-	h := start(t, path, referee.Config{
-		Camera: oneUnderAHand(pos), Reader: visiontest.NewReader(t, vision.Options{}),
-		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour,
-	})
+	h := startUnderAHand(t, time.Hour)
 	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
 	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
 	if rd := h.ref.LastRead(); rd != nil {
