@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer/duel"
 )
 
 // BenchmarkArenaGame measures one arena game, strong against threshold.
@@ -47,6 +48,26 @@ func BenchmarkChoose(b *testing.B) {
 			v := NewView(s, "s1", dice)
 			for b.Loop() {
 				Strong().Choose(v, rng)
+			}
+		})
+	}
+}
+
+// BenchmarkChooseSolved measures one decision of the strong level where it
+// plays a solved table (two seats of two dice, after one bid), and of
+// strong-v1 at the same place.
+func BenchmarkChooseSolved(b *testing.B) {
+	v := DuelView(duel.Deal{D0: 2, D1: 2}, 1, []int{3, 5}, []int{7}, 2)
+	for _, level := range []string{"strong", "strong-v1"} {
+		b.Run(level, func(b *testing.B) {
+			s, err := New(level)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			s.Choose(v, rng) // the embedded tables are read once
+			for b.Loop() {
+				s.Choose(v, rng)
 			}
 		})
 	}
