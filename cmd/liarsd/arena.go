@@ -163,7 +163,11 @@ func runExploit(ctx context.Context, levels []string, dice, samples, budget int,
 		}
 	}
 	const row = "%-10s %9v %9v %9v %14v %10v %7v\n"
-	fmt.Fprintf(stdout, "best response in two-seat common-hand, %d dice a seat (options.dice = %d)\n", dice, dice)
+	unit := "dice"
+	if dice == 1 {
+		unit = "die"
+	}
+	fmt.Fprintf(stdout, "best response in two-seat common-hand, %d %s a seat (options.dice = %d)\n", dice, unit, dice)
 	fmt.Fprintf(stdout, row, "level", "br opens", "br second", "br mean", "exploitability", "histories", "time")
 	for _, l := range levels {
 		if ctx.Err() != nil {

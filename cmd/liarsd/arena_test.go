@@ -57,3 +57,38 @@ func TestArenaCommand(t *testing.T) {
 		})
 	}
 }
+
+func TestArenaExploit(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inStdout []string
+		inStderr string
+	}{
+		{name: "one die", args: []string{"--exploit", "--dice", "1", "--levels", "strong-v1,strong"},
+			inStdout: []string{"strong-v1 100.00% 100.00% 100.00% +50.00%", "strong 52.05% 48.17% 50.11% +0.11%"}},
+		{name: "bad dice", args: []string{"--exploit", "--dice", "3"}, code: 2, inStderr: "-dice 3"},
+		{name: "unknown level", args: []string{"--exploit", "--levels", "grandmaster"}, code: 2, inStderr: `no level "grandmaster"`},
+		{name: "timed games", args: []string{"--rules", "common-hand", "--seats", "2", "--games", "5", "--b", "random", "--time"},
+			inStdout: []string{"a median a p99"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := dispatch(context.Background(), append([]string{"arena"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+			if code != tt.code {
+				t.Fatalf("exit code %d; want %d (stderr %q)", code, tt.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.inStderr) {
+				t.Fatalf("stderr %q; want it to mention %q", stderr.String(), tt.inStderr)
+			}
+			out := strings.Join(strings.Fields(stdout.String()), " ")
+			for _, want := range tt.inStdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout %q; want it to hold %q", stdout.String(), want)
+				}
+			}
+		})
+	}
+}

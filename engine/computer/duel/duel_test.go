@@ -161,3 +161,32 @@ func TestBadStart(t *testing.T) {
 		t.Error("Exploit with a budget of 10 histories: no error")
 	}
 }
+
+// actOnly hides a policy's states from the best response.
+type actOnly struct{ p Policy }
+
+func (a actOnly) Act(d Deal, seat, hand int, hist []int, out []float64) { a.p.Act(d, seat, hand, hist, out) }
+
+// TestExploitMemo checks that remembering the value of a state (a
+// solution that forgets all but the last two bids) changes no figure.
+func TestExploitMemo(t *testing.T) {
+	d := Deal{1, 1}
+	tr := NewTree(d, 2)
+	s := NewSolver(tr, Outcome{Lose: [2]float64{0, 1}, Right: [2]float64{0.52, 0.48}})
+	s.Run(30)
+	sol := &Solution{Start: 1, trees: map[Deal]*Tree{d: tr}, strat: map[Deal][2][]float64{d: s.Average()}}
+	withMemo, err := Exploit(1, sol, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Exploit(1, actOnly{sol}, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(withMemo.Open-without.Open) > 1e-12 || math.Abs(withMemo.Respond-without.Respond) > 1e-12 {
+		t.Errorf("with states: got %+v; want %+v as without", withMemo, without)
+	}
+	if withMemo.States >= without.States {
+		t.Errorf("with states the search visited %d histories; want fewer than %d", withMemo.States, without.States)
+	}
+}
