@@ -40,7 +40,7 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	timing := fs.Bool("time", false, "time each of A's decisions and print their median and 99th percentile (set -workers 1 for one core)")
 	exploit := fs.Bool("exploit", false, "instead of games, compute the exact best response to each of -levels in two-seat common-hand with -dice dice a seat")
 	levels := fs.String("levels", strings.Join(computer.Levels, ","), "levels -exploit measures, comma-separated")
-	dice := fs.Int("dice", 1, "-exploit: dice a seat starts with, 1 or 2")
+	dice := fs.Int("dice", 0, "dice a seat starts with (options.dice; 0: the preset's default); -exploit takes 1 (its default) or 2")
 	samples := fs.Int("samples", 200, "-exploit: choices drawn to read a level that draws at random and tells no distribution")
 	budget := fs.Int("budget", 100_000_000, "-exploit: histories one hand's search may visit")
 	fs.Usage = func() {
@@ -59,7 +59,13 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *aSeats < 0 {
 		return usageError(fs, stderr, "-a-seats %d: want 0 (half) or more", *aSeats)
 	}
+	if *dice < 0 {
+		return usageError(fs, stderr, "-dice %d: want 0 (the preset's default) or more", *dice)
+	}
 	if *exploit {
+		if *dice == 0 {
+			*dice = 1
+		}
 		if *dice < 1 || *dice > 2 {
 			return usageError(fs, stderr, "-dice %d: want 1 or 2", *dice)
 		}
@@ -89,6 +95,9 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			break
 		}
 		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: *aSeats, Seed: *seed, Workers: *workers}
+		if *dice > 0 {
+			arena.Options.Dice = dice
+		}
 		if err := arena.Check(); err != nil {
 			fmt.Fprintf(stderr, "liarsd arena: skipped: %v\n", err)
 			continue

@@ -27,8 +27,8 @@ func BenchmarkArenaGame(b *testing.B) {
 	}
 }
 
-// BenchmarkChoose measures one decision of the strong level at an ordinary
-// table (four seats of five dice) and at the largest table the engine
+// BenchmarkChoose measures one decision of the strong level (and of
+// strong-v1) at an ordinary table (four seats of five dice) and at the largest table the engine
 // allows with its widest dice (twenty seats of twenty dice of 100 sides).
 func BenchmarkChoose(b *testing.B) {
 	for _, tt := range []struct{ seats, dice, sides int }{{4, 5, 6}, {20, 20, 100}} {
@@ -46,8 +46,16 @@ func BenchmarkChoose(b *testing.B) {
 				dice[i] = 1 + rng.IntN(tt.sides)
 			}
 			v := NewView(s, "s1", dice)
-			for b.Loop() {
-				Strong().Choose(v, rng)
+			for _, level := range []string{"strong", "strong-v1"} {
+				b.Run(level, func(b *testing.B) {
+					st, err := New(level)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for b.Loop() {
+						st.Choose(v, rng)
+					}
+				})
 			}
 		})
 	}

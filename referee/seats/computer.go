@@ -16,7 +16,7 @@ type Computer struct {
 }
 
 // NewComputer returns a player of the level ("random", "threshold",
-// "beginner" or "strong") drawing from seed.
+// "beginner", "strong-v1" or "strong") drawing from seed.
 func NewComputer(level string, seed uint64) (*Computer, error) {
 	s, err := computer.New(level)
 	if err != nil {

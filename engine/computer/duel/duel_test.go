@@ -165,7 +165,9 @@ func TestBadStart(t *testing.T) {
 // actOnly hides a policy's states from the best response.
 type actOnly struct{ p Policy }
 
-func (a actOnly) Act(d Deal, seat, hand int, hist []int, out []float64) { a.p.Act(d, seat, hand, hist, out) }
+func (a actOnly) Act(d Deal, seat, hand int, hist []int, out []float64) {
+	a.p.Act(d, seat, hand, hist, out)
+}
 
 // TestExploitMemo checks that remembering the value of a state (a
 // solution that forgets all but the last two bids) changes no figure.
