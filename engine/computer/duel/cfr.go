@@ -157,42 +157,15 @@ func (s *Solver) iterate(st [2][]float64, upd int, weight float64) {
 			}
 			if weight > 0 && p == upd {
 				// Counterfactual value of a for each of p's hands.
-				ro := s.reach[1-p][n]
 				for h := range hp {
-					v := 0.0
-					for o := range ro {
-						var d int
-						if p == 0 {
-							d = h*H1 + o
-						} else {
-							d = o*H1 + h
-						}
-						v += s.w[d] * ro[o] * val[d]
-					}
-					if p == 1 {
-						v = -v
-					}
-					av = append(av, v)
+					av = append(av, s.counterfactual(p, h, s.reach[1-p][n], val))
 				}
 			}
 		}
 		if weight > 0 && p == upd {
 			// av holds action-major values: av[a*len(hp)+h].
-			ro := s.reach[1-p][n]
 			for h := range hp {
-				base := 0.0
-				for o := range ro {
-					var d int
-					if p == 0 {
-						d = h*H1 + o
-					} else {
-						d = o*H1 + h
-					}
-					base += s.w[d] * ro[o] * u[d]
-				}
-				if p == 1 {
-					base = -base
-				}
+				base := s.counterfactual(p, h, s.reach[1-p][n], u)
 				o := nd.off + h*nd.nact
 				rp := s.reach[p][n][h]
 				for a := range nd.nact {
@@ -203,6 +176,25 @@ func (s *Solver) iterate(st [2][]float64, upd int, weight float64) {
 			}
 		}
 	}
+}
+
+// counterfactual returns seat p's value, holding hand h, of per-deal values
+// for seat 0 (val), weighted by the chance of each deal and the other
+// seat's reach ro.
+func (s *Solver) counterfactual(p, h int, ro, val []float64) float64 {
+	H1 := len(s.T.hands[1])
+	v := 0.0
+	for o, r := range ro {
+		d := h*H1 + o
+		if p == 1 {
+			d = o*H1 + h
+		}
+		v += s.w[d] * r * val[d]
+	}
+	if p == 1 {
+		return -v
+	}
+	return v
 }
 
 // Average returns the average strategy of both seats, in the tree's

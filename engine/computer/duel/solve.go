@@ -133,28 +133,34 @@ func (sol *Solution) State(d Deal, hist []int) int {
 // Purify drops every action played with a chance below min and
 // renormalises, so that the strategy is sparse; Quantize after it.
 func (sol *Solution) Purify(min float64) {
+	sol.each(func(p []float64) {
+		total, top, topP := 0.0, 0, -1.0
+		for a, x := range p {
+			if x > topP {
+				top, topP = a, x
+			}
+			if x < min {
+				p[a] = 0
+			}
+			total += p[a]
+		}
+		if total == 0 {
+			p[top], total = 1, 1
+		}
+		for a := range p {
+			p[a] /= total
+		}
+	})
+}
+
+// each calls fn with the distribution of every information set.
+func (sol *Solution) each(fn func(p []float64)) {
 	for d, st := range sol.strat {
 		t := sol.trees[d]
 		for n := range t.nodes {
 			nd := &t.nodes[n]
 			for h := range t.hands[nd.actor] {
-				p := st[nd.actor][nd.off+h*nd.nact : nd.off+(h+1)*nd.nact]
-				total, top, topP := 0.0, 0, -1.0
-				for a, x := range p {
-					if x > topP {
-						top, topP = a, x
-					}
-					if x < min {
-						p[a] = 0
-					}
-					total += p[a]
-				}
-				if total == 0 {
-					p[top], total = 1, 1
-				}
-				for a := range p {
-					p[a] /= total
-				}
+				fn(st[nd.actor][nd.off+h*nd.nact : nd.off+(h+1)*nd.nact])
 			}
 		}
 	}
@@ -164,16 +170,7 @@ func (sol *Solution) Purify(min float64) {
 // distribution whole, so that the strategy played is exactly the one
 // stored.
 func (sol *Solution) Quantize(steps int) {
-	for d, st := range sol.strat {
-		t := sol.trees[d]
-		for n := range t.nodes {
-			nd := &t.nodes[n]
-			for h := range t.hands[nd.actor] {
-				p := st[nd.actor][nd.off+h*nd.nact : nd.off+(h+1)*nd.nact]
-				quantize(p, steps)
-			}
-		}
-	}
+	sol.each(func(p []float64) { quantize(p, steps) })
 }
 
 // quantize rounds p to multiples of 1/steps that sum to 1 (largest
