@@ -209,13 +209,17 @@ type Leveled struct {
 	// proportional to exp(value/Temperature), so that close options are
 	// mixed and its bids do not give its dice away; 0 plays the best.
 	Temperature float64
-	// Fresh: never repeat a bid already made in the hand (tavern's raise
-	// rule lets bids climb in a circle); when every raise it would make has
-	// been bid, the seat calls. It needs the view's Bids.
-	Fresh bool
+	// Fresh: never make a bid already made Repeats+1 times in the hand
+	// (tavern's raise rule lets bids climb in a circle), so every hand
+	// ends; when every raise it would make is spent, the seat calls. It
+	// needs the view's Bids.
+	Fresh   bool
+	Repeats int
 	// StakeAt raises tavern's stake on a bid whose chance is at least
-	// StakeAt, by the hand's minimum stake, when the seat can pay it; 0
-	// never raises.
+	// StakeAt, when the raise prices the next seat out (it then must go
+	// all in against the bid or fold, losing a die) for at most twice the
+	// hand's minimum stake more than the current stake, and the seat can
+	// pay it; 0 never raises.
 	StakeAt float64
 }
 
@@ -303,10 +307,16 @@ func (l Leveled) scored(v View) []scored {
 	}
 	fresh := sc[:0:0]
 	for _, x := range sc {
-		if x.m.typ == engine.ActBid && slices.ContainsFunc(v.Bids, func(b engine.BidSeat) bool {
-			return b.Quantity == x.m.q && b.Face == x.m.f
-		}) {
-			continue
+		if x.m.typ == engine.ActBid {
+			made := 0
+			for _, b := range v.Bids {
+				if b.Quantity == x.m.q && b.Face == x.m.f {
+					made++
+				}
+			}
+			if made > l.Repeats {
+				continue
+			}
 		}
 		fresh = append(fresh, x)
 	}
@@ -362,8 +372,13 @@ func (l Leveled) stake(v View, x scored) engine.Action {
 	if i < 0 || s.Seats[i].Chips == nil {
 		return a
 	}
-	raised := *s.Stake + max(1, s.Hand)
-	if raised <= *s.Seats[i].Chips {
+	next := v.nextInHand(i)
+	if next < 0 || s.Seats[next].Chips == nil {
+		return a
+	}
+	theirs := *s.Seats[next].Chips
+	raised := theirs + 1
+	if theirs >= *s.Stake && raised <= *s.Stake+2*max(1, s.Hand) && raised <= *s.Seats[i].Chips {
 		a.Stake = &raised
 	}
 	return a
