@@ -165,6 +165,9 @@ func duelState(v View) (d duel.Deal, seat, hand int, hist []int, ok bool) {
 		return d, 0, 0, nil, false
 	}
 	me := v.seatIndex()
+	if me < 0 {
+		return d, 0, 0, nil, false
+	}
 	other := v.nextInHand(me)
 	if other < 0 || len(s.Seats[me].Shown) > 0 || len(s.Seats[other].Shown) > 0 {
 		return d, 0, 0, nil, false

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer/duel"
 )
 
 func TestEmbeddedSolutions(t *testing.T) {
@@ -112,5 +113,40 @@ func TestTavernEnds(t *testing.T) {
 	}
 	if raised == 0 {
 		t.Error("no seat raised the stake in 20 games")
+	}
+}
+
+// TestDuelStateRefuses checks that views the solution does not cover, or
+// that do not add up, fall to the odds player without a panic.
+func TestDuelStateRefuses(t *testing.T) {
+	good := func() View { return DuelView(duel.Deal{D0: 2, D1: 2}, 1, []int{3, 5}, []int{7}, 2) }
+	tests := []struct {
+		name string
+		edit func(v *View)
+		ok   bool
+	}{
+		{"as built", func(*View) {}, true},
+		{"seat not at the table", func(v *View) { v.Seat = "ghost"; v.Snapshot.Turn = &v.Seat }, false},
+		{"no bids though one stands", func(v *View) { v.Bids = nil }, false},
+		{"bids out of turn", func(v *View) { v.Bids[0].Seat = "responder" }, false},
+		{"standing bid not the last", func(v *View) { v.Snapshot.Bid = &engine.BidSeat{Seat: "opener", Quantity: 1, Face: 2} }, false},
+		{"a die too many", func(v *View) { v.Dice = []int{3, 5, 6} }, false},
+		{"a face off the die", func(v *View) { v.Dice = []int{3, 9} }, false},
+		{"five dice at the start", func(v *View) { v.StartDice = 5 }, false},
+		{"wild ones", func(v *View) { v.Snapshot.Wild = true }, false},
+		{"other rules", func(v *View) { v.Snapshot.Rules = "classic" }, false},
+		{"flustered", func(v *View) { v.Flustered = true }, false},
+		{"a face above six bid", func(v *View) { v.Bids[0].Face = 7; v.Snapshot.Bid.Face = 7 }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := good()
+			tt.edit(&v)
+			_, _, _, _, ok := duelState(v)
+			if ok != tt.ok {
+				t.Fatalf("got %v; want %v", ok, tt.ok)
+			}
+			Strong().Choose(v, rand.New(rand.NewPCG(1, 1))) // must not panic
+		})
 	}
 }
