@@ -196,7 +196,10 @@ func (e *evaluator) belief(face int) *faceBelief {
 // each of its bids on face, up to MaxReads.
 func (e *evaluator) reads(seat string, face int) int {
 	s := e.v.Snapshot
-	if !e.m.EveryBid || e.v.Bids == nil {
+	// Where bids may circle (tavern), earlier bids were measured to
+	// mislead: three seats of tavern won 32% of games against strong-v1
+	// reading them, 68% not (fair 67%).
+	if !e.m.EveryBid || e.v.Bids == nil || e.p.Raise == engine.RaiseEither {
 		if s.Bid != nil && s.Bid.Seat == seat && s.Bid.Face == face {
 			return 1
 		}
