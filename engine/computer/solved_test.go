@@ -150,3 +150,33 @@ func TestDuelStateRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestBestResponseThroughEngine replays the exact best response through
+// the engine (one die a seat, as issue 37 checked it): it wins every game
+// against strong-v1, and about what the search says against strong.
+func TestBestResponseThroughEngine(t *testing.T) {
+	dice := 1
+	for _, c := range []struct {
+		level string
+		games int
+	}{{"strong-v1", 300}, {"strong", 3000}} {
+		s, err := New(c.level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, br, err := BestResponder(s, 1, 50, 1, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := Arena{Rules: "common-hand", Seats: 2, Seed: 7, Options: engine.Options{Dice: &dice}}
+		r, err := a.Play(c.games, br, s)
+		if err != nil {
+			t.Fatalf("%s: %v", c.level, err)
+		}
+		t.Logf("%s: the best response won %d of %d games through the engine (search: %.4f)", c.level, r.AWins, r.Games, e.Mean())
+		lo, hi := Wilson(r.AWins, r.Games, 3)
+		if e.Mean() < lo || e.Mean() > hi {
+			t.Errorf("%s: the best response won %d of %d games through the engine; the search says %.4f", c.level, r.AWins, r.Games, e.Mean())
+		}
+	}
+}

@@ -39,6 +39,16 @@ type bestResponse struct {
 	visited int
 	stated  Stated
 	memo    map[string][]float64
+	record  map[string]int // the best action at each information set, when kept
+}
+
+// recordKey names an information set of the best response.
+func recordKey(d Deal, seat, hand int, hist []int) string {
+	k := []byte{byte(d.D0), byte(d.D1), byte(seat), byte(hand)}
+	for _, b := range hist {
+		k = append(k, byte(b))
+	}
+	return string(k)
 }
 
 // memoKey is the key of a state and reach, or "" when the policy has no
@@ -109,23 +119,31 @@ func (b *bestResponse) search(hist []int, ro []float64) ([]float64, error) {
 			out[i] = math.Inf(-1)
 		}
 		tmp := make([]float64, len(b.hb))
-		take := func(v []float64) {
+		best := make([]int, len(b.hb))
+		take := func(v []float64, a int) {
 			for i, x := range v {
-				out[i] = max(out[i], x)
+				if x > out[i] {
+					out[i], best[i] = x, a
+				}
 			}
 		}
 		if last >= 0 {
 			terminal(false, tmp)
-			take(tmp)
+			take(tmp, nb)
 			terminal(true, tmp)
-			take(tmp)
+			take(tmp, nb+1)
 		}
 		for j := last + 1; j < nb; j++ {
 			v, err := b.value(append(hist, j), ro)
 			if err != nil {
 				return nil, err
 			}
-			take(v)
+			take(v, j)
+		}
+		if b.record != nil {
+			for i, a := range best {
+				b.record[recordKey(b.d, b.br, i, hist)] = a
+			}
 		}
 		return out, nil
 	}
@@ -199,8 +217,38 @@ func (e Exploitation) Mean() float64 { return (e.Open + e.Respond) / 2 }
 // iterates the chance of winning from each count of dice and opener until
 // it settles. budget bounds the histories one hand's search may visit.
 func Exploit(start int, pol Policy, budget int) (Exploitation, error) {
+	e, _, err := exploit(start, pol, budget, false)
+	return e, err
+}
+
+// Responder is a best response's play: its action at each information set
+// that the policy it answers lets it reach.
+type Responder struct {
+	act map[string]int
+}
+
+// Action returns the best response's action (a bid index, Bids for a
+// challenge, Bids+1 for a spot-on) for the seat holding hand after hist,
+// and false where the search did not reach.
+func (r *Responder) Action(d Deal, seat, hand int, hist []int) (int, bool) {
+	a, ok := r.act[recordKey(d, seat, hand, hist)]
+	return a, ok
+}
+
+// BestResponse is Exploit that also returns the best response's play, to
+// replay it through the engine. Its record is whole for policies without
+// states (or whose states are whole histories, as one die a seat).
+func BestResponse(start int, pol Policy, budget int) (Exploitation, *Responder, error) {
+	return exploit(start, pol, budget, true)
+}
+
+func exploit(start int, pol Policy, budget int, keep bool) (Exploitation, *Responder, error) {
 	if start < 1 || start > 2 {
-		return Exploitation{}, fmt.Errorf("duel: start dice %d: want 1 or 2", start)
+		return Exploitation{}, nil, fmt.Errorf("duel: start dice %d: want 1 or 2", start)
+	}
+	var record map[string]int
+	if keep {
+		record = map[string]int{}
 	}
 	// w[a][b][o]: the best response holds a dice, the other b; o = 0 when
 	// the best response opens.
@@ -240,7 +288,7 @@ func Exploit(start int, pol Policy, budget int) (Exploitation, error) {
 					if br == 1 {
 						d = Deal{D0: b, D1: a}
 					}
-					s := &bestResponse{d: d, br: br, pol: pol, o: out, budget: budget, memo: map[string][]float64{}}
+					s := &bestResponse{d: d, br: br, pol: pol, o: out, budget: budget, memo: map[string][]float64{}, record: record}
 					s.stated, _ = pol.(Stated)
 					s.hb, s.ho = Hands(a), Hands(b)
 					ro := make([]float64, len(s.ho))
@@ -249,7 +297,7 @@ func Exploit(start int, pol Policy, budget int) (Exploitation, error) {
 					}
 					v, err := s.value(make([]int, 0, d.Bids()), ro)
 					if err != nil {
-						return e, fmt.Errorf("duel: %s: %w", d, err)
+						return e, nil, fmt.Errorf("duel: %s: %w", d, err)
 					}
 					e.States += s.visited
 					total := 0.0
@@ -266,5 +314,9 @@ func Exploit(start int, pol Policy, budget int) (Exploitation, error) {
 		}
 	}
 	e.Open, e.Respond = w[start][start][0], w[start][start][1]
-	return e, nil
+	var r *Responder
+	if keep {
+		r = &Responder{act: record}
+	}
+	return e, r, nil
 }
