@@ -108,6 +108,7 @@ func (g *game) doBid(a Action) *Rejection {
 		g.pay(i, stake)
 	}
 	g.bid = &bid{seat: i, quantity: a.Quantity, face: a.Face}
+	g.bids = append(g.bids, *g.bid)
 	g.acted = true
 	g.showOpen = g.p.StarDie && g.s.showReroll
 	g.seats[i].flustered = false

@@ -69,8 +69,9 @@ type game struct {
 	turn   int // -1 when nobody is to act
 
 	bid      *bid
-	acted    bool // an action was taken in this hand
-	showOpen bool // the last bidder may still show dice
+	bids     []bid // every bid of this hand, oldest first
+	acted    bool  // an action was taken in this hand
+	showOpen bool  // the last bidder may still show dice
 	callKind string
 	caller   int
 
@@ -394,6 +395,7 @@ func (g *game) startHand(opener int) {
 	g.hand++
 	g.phase = PhaseBidding
 	g.bid = nil
+	g.bids = nil
 	g.acted = false
 	g.showOpen = false
 	g.callKind = ""

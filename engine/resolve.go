@@ -119,6 +119,7 @@ func (g *game) resolve(dice map[int][]int) {
 func (g *game) endHand(r *resolution) {
 	g.last = r
 	g.bid = nil
+	g.bids = nil
 	g.turn = -1
 	if g.p.Match {
 		if g.count(g.inRound) <= 1 {

@@ -129,6 +129,20 @@ func (t *Table) DiceInPlay() map[string]int {
 	return m
 }
 
+// HandBids returns every bid of the hand in bidding, oldest first: what
+// every seat has seen. It is empty outside the bidding and reveal phases.
+func (t *Table) HandBids() []BidSeat {
+	g := t.g
+	if g == nil || (g.phase != PhaseBidding && g.phase != PhaseReveal) {
+		return nil
+	}
+	out := make([]BidSeat, len(g.bids))
+	for i, b := range g.bids {
+		out[i] = BidSeat{Seat: g.seats[b.seat].name, Quantity: b.quantity, Face: b.face}
+	}
+	return out
+}
+
 // HiddenDice returns a computer seat's dice in this hand, for its strategy
 // only: they must never be published before the reveal. It returns nil for
 // a person's seat, for a seat whose dice are not in play (folded, out) and

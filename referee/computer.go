@@ -14,8 +14,8 @@ import (
 // Computer is a seat the referee plays.
 type Computer struct {
 	Name string
-	// Level is its play (engine/computer): random, threshold, beginner or
-	// strong; empty means strong.
+	// Level is its play (engine/computer): random, threshold, beginner,
+	// strong-v1 or strong; empty means strong.
 	Level string
 	// Insight is its bonus against a person's bluff check.
 	Insight int

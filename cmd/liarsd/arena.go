@@ -6,9 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
@@ -34,6 +37,12 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	aSeats := fs.Int("a-seats", 0, "seats A plays (0: half, rounded up)")
 	seed := fs.Int64("seed", 1, "seed of every game")
 	workers := fs.Int("workers", 0, "games played at once (0: one per CPU)")
+	timing := fs.Bool("time", false, "time each of A's decisions and print their median and 99th percentile (set -workers 1 for one core)")
+	exploit := fs.Bool("exploit", false, "instead of games, compute the exact best response to each of -levels in two-seat common-hand with -dice dice a seat")
+	levels := fs.String("levels", strings.Join(computer.Levels, ","), "levels -exploit measures, comma-separated")
+	dice := fs.Int("dice", 0, "dice a seat starts with (options.dice; 0: the preset's default); -exploit takes 1 (its default) or 2")
+	samples := fs.Int("samples", 200, "-exploit: choices drawn to read a level that draws at random and tells no distribution")
+	budget := fs.Int("budget", 100_000_000, "-exploit: histories one hand's search may visit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd arena [flags]\n\nPlays seeded games of level A against each level B through the rules engine,\nrotating the seats, and prints A's share of the games won with its 95% Wilson\nconfidence interval, next to the share it would win by playing alike.\n\nflags:")
 		fs.PrintDefaults()
@@ -50,6 +59,21 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *aSeats < 0 {
 		return usageError(fs, stderr, "-a-seats %d: want 0 (half) or more", *aSeats)
 	}
+	if *dice < 0 {
+		return usageError(fs, stderr, "-dice %d: want 0 (the preset's default) or more", *dice)
+	}
+	if *exploit {
+		if *dice == 0 {
+			*dice = 1
+		}
+		if *dice < 1 || *dice > 2 {
+			return usageError(fs, stderr, "-dice %d: want 1 or 2", *dice)
+		}
+		if *samples < 1 || *budget < 1 {
+			return usageError(fs, stderr, "-samples and -budget must be at least 1")
+		}
+		return runExploit(ctx, splitList(*levels), *dice, *samples, *budget, uint64(*seed), stdout, stderr)
+	}
 	plan, err := arenaPlan(*rules, *seats, *a, *b, *games)
 	if err != nil {
 		fmt.Fprintf(stderr, "liarsd arena: %v\n", err)
@@ -59,21 +83,34 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 
 	// Fixed widths rather than a tabwriter, so that each line shows as soon
 	// as its games are played.
-	const row = "%-12s %5v  %-9s %-9s %6v %6v %8v  %-16s %10v %10v %7v\n"
-	fmt.Fprintf(stdout, row, "rules", "seats", "a", "b", "games", "a won", "a share", "95% CI", "fair share", "hands/game", "time")
+	const row = "%-12s %5v  %-9s %-9s %6v %6v %8v  %-16s %10v %10v %7v%s\n"
+	timeHead := ""
+	if *timing {
+		timeHead = fmt.Sprintf(" %10s %10s", "a median", "a p99")
+	}
+	fmt.Fprintf(stdout, row, "rules", "seats", "a", "b", "games", "a won", "a share", "95% CI", "fair share", "hands/game", "time", timeHead)
 	played := 0
 	for _, line := range plan {
 		if ctx.Err() != nil {
 			break
 		}
 		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: *aSeats, Seed: *seed, Workers: *workers}
+		if *dice > 0 {
+			arena.Options.Dice = dice
+		}
 		if err := arena.Check(); err != nil {
 			fmt.Fprintf(stderr, "liarsd arena: skipped: %v\n", err)
 			continue
 		}
 		sb, _ := computer.New(line.b)
 		start := time.Now()
-		r, err := arena.Play(*games, sa, sb)
+		var timed *timedStrategy
+		playA := sa
+		if *timing {
+			timed = &timedStrategy{Strategy: sa}
+			playA = timed
+		}
+		r, err := arena.Play(*games, playA, sb)
 		if err != nil {
 			fmt.Fprintf(stderr, "liarsd arena: %s, %d seats, %s against %s: %v\n", line.rules, line.seats, *a, line.b, err)
 			return 1
@@ -81,7 +118,7 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		lo, hi := computer.Wilson(r.AWins, r.Games, 1.96)
 		fmt.Fprintf(stdout, row, r.Rules, r.Seats, *a, line.b, r.Games, r.AWins, percent(r.Share()),
 			"["+percent(lo)+", "+percent(hi)+"]", percent(r.Fair()),
-			fmt.Sprintf("%.1f", float64(r.Hands)/float64(max(1, r.Games))), fmt.Sprintf("%.1fs", time.Since(start).Seconds()))
+			fmt.Sprintf("%.1f", float64(r.Hands)/float64(max(1, r.Games))), fmt.Sprintf("%.1fs", time.Since(start).Seconds()), timed.summary())
 		played++
 	}
 	if played == 0 {
@@ -89,6 +126,73 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return 2
 	}
 	fmt.Fprintf(stdout, "seed %d, %s/%s, %d CPUs, %s\n", *seed, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	return 0
+}
+
+// timedStrategy times every decision of a strategy.
+type timedStrategy struct {
+	computer.Strategy
+	mu    sync.Mutex
+	times []time.Duration
+}
+
+// Choose times the strategy's choice.
+func (t *timedStrategy) Choose(v computer.View, rng *rand.Rand) engine.Action {
+	start := time.Now()
+	a := t.Strategy.Choose(v, rng)
+	d := time.Since(start)
+	t.mu.Lock()
+	t.times = append(t.times, d)
+	t.mu.Unlock()
+	return a
+}
+
+// summary returns the median and 99th percentile of the times, or
+// nothing for a nil t.
+func (t *timedStrategy) summary() string {
+	if t == nil || len(t.times) == 0 {
+		return ""
+	}
+	slices.Sort(t.times)
+	at := func(q float64) time.Duration { return t.times[min(len(t.times)-1, int(q*float64(len(t.times))))] }
+	return fmt.Sprintf(" %10v %10v", at(0.5).Round(time.Microsecond/10), at(0.99).Round(time.Microsecond/10))
+}
+
+// runExploit prints, for each level, the exact best response's chance of
+// winning two-seat common-hand against it, in both seatings.
+func runExploit(ctx context.Context, levels []string, dice, samples, budget int, seed uint64, stdout, stderr io.Writer) int {
+	if len(levels) == 0 {
+		fmt.Fprintln(stderr, "liarsd arena: -levels names no level")
+		return 2
+	}
+	for _, l := range levels {
+		if _, err := computer.New(l); err != nil {
+			fmt.Fprintf(stderr, "liarsd arena: %v\n", err)
+			return 2
+		}
+	}
+	const row = "%-10s %9v %9v %9v %14v %10v %7v\n"
+	unit := "dice"
+	if dice == 1 {
+		unit = "die"
+	}
+	fmt.Fprintf(stdout, "best response in two-seat common-hand, %d %s a seat (options.dice = %d)\n", dice, unit, dice)
+	fmt.Fprintf(stdout, row, "level", "br opens", "br second", "br mean", "exploitability", "histories", "time")
+	for _, l := range levels {
+		if ctx.Err() != nil {
+			return 1
+		}
+		s, _ := computer.New(l)
+		start := time.Now()
+		e, err := computer.Exploit(s, dice, samples, seed, budget)
+		if err != nil {
+			fmt.Fprintf(stderr, "liarsd arena: %s: %v\n", l, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, row, l, fmt.Sprintf("%.2f%%", 100*e.Open), fmt.Sprintf("%.2f%%", 100*e.Respond), fmt.Sprintf("%.2f%%", 100*e.Mean()),
+			fmt.Sprintf("%+.2f%%", 100*(e.Mean()-0.5)), e.States, fmt.Sprintf("%.1fs", time.Since(start).Seconds()))
+	}
+	fmt.Fprintf(stdout, "seed %d, %d samples, %s/%s, %s\n", seed, samples, runtime.GOOS, runtime.GOARCH, runtime.Version())
 	return 0
 }
 

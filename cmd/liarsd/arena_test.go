@@ -30,24 +30,17 @@ func TestArenaCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := dispatch(context.Background(), append([]string{"arena"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
-			if code != tt.code {
-				t.Fatalf("exit code %d; want %d (stderr %q)", code, tt.code, stderr.String())
-			}
-			if !strings.Contains(stderr.String(), tt.inStderr) {
-				t.Fatalf("stderr %q; want it to mention %q", stderr.String(), tt.inStderr)
-			}
+			stdout := runArenaCmd(t, tt.args, tt.code, tt.inStderr)
 			if tt.code != 0 {
 				return
 			}
-			lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
 			if !strings.HasPrefix(lines[0], "rules") || !strings.HasPrefix(lines[len(lines)-1], "seed ") {
-				t.Fatalf("stdout has no header or footer:\n%s", stdout.String())
+				t.Fatalf("stdout has no header or footer:\n%s", stdout)
 			}
 			body := lines[1 : len(lines)-1]
 			if len(body) != len(tt.rows) {
-				t.Fatalf("stdout has %d lines of results; want %d:\n%s", len(body), len(tt.rows), stdout.String())
+				t.Fatalf("stdout has %d lines of results; want %d:\n%s", len(body), len(tt.rows), stdout)
 			}
 			for i, want := range tt.rows {
 				if !strings.HasPrefix(strings.Join(strings.Fields(body[i]), " "), want) {
@@ -56,4 +49,47 @@ func TestArenaCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestArenaExploit(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		inStdout []string
+		inStderr string
+	}{
+		{name: "one die", args: []string{"--exploit", "--dice", "1", "--levels", "strong-v1,strong"},
+			inStdout: []string{"strong-v1 100.00% 100.00% 100.00% +50.00%", "strong 52.05% 48.17% 50.11% +0.11%"}},
+		{name: "bad dice", args: []string{"--exploit", "--dice", "3"}, code: 2, inStderr: "-dice 3"},
+		{name: "unknown level", args: []string{"--exploit", "--levels", "grandmaster"}, code: 2, inStderr: `no level "grandmaster"`},
+		{name: "timed games", args: []string{"--rules", "common-hand", "--seats", "2", "--games", "5", "--b", "random", "--time"},
+			inStdout: []string{"a median a p99"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout := runArenaCmd(t, tt.args, tt.code, tt.inStderr)
+			out := strings.Join(strings.Fields(stdout), " ")
+			for _, want := range tt.inStdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout %q; want it to hold %q", stdout, want)
+				}
+			}
+		})
+	}
+}
+
+// runArenaCmd runs liarsd arena with args, checks its exit code and that its
+// standard error mentions inStderr, and returns its standard output.
+func runArenaCmd(t *testing.T, args []string, code int, inStderr string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	got := dispatch(context.Background(), append([]string{"arena"}, args...), strings.NewReader(""), &stdout, &stderr)
+	if got != code {
+		t.Fatalf("exit code %d; want %d (stderr %q)", got, code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), inStderr) {
+		t.Fatalf("stderr %q; want it to mention %q", stderr.String(), inStderr)
+	}
+	return stdout.String()
 }

@@ -43,7 +43,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	games := fs.Int("games", 0, "stop after this many games (0: no limit)")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the dice and the seats' play")
 	pace := fs.Duration("pace", 600*time.Millisecond, "pause before each move")
-	levelName := fs.String("level", "strong", "the seats' play (engine/computer): random, threshold, beginner or strong")
+	levelName := fs.String("level", "strong", "the seats' play (engine/computer): random, threshold, beginner, strong-v1 or strong")
 	board := fs.String("board", "line", "simulated board: line (after each move), stream (every frame) or off")
 	ansi := fs.Bool("color", false, "draw the board in colour (ANSI)")
 	stateDir := fs.String("state-dir", "", "keep the journal and MQTT store here (default: a temporary directory)")

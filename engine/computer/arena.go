@@ -237,6 +237,7 @@ func (a Arena) Game(g int, sa, sb Strategy) (Outcome, error) {
 		case engine.PhaseBidding:
 			seat := *s.Turn
 			v := NewView(s, seat, pl.hands[seat])
+			v.Bids = tb.HandBids()
 			act := strategy[seat].Choose(v, choiceRng)
 			out.Actions++
 			if err := pl.apply(act); err != nil {

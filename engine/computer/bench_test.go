@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer/duel"
 )
 
 // BenchmarkArenaGame measures one arena game, strong against threshold.
@@ -26,8 +27,8 @@ func BenchmarkArenaGame(b *testing.B) {
 	}
 }
 
-// BenchmarkChoose measures one decision of the strong level at an ordinary
-// table (four seats of five dice) and at the largest table the engine
+// BenchmarkChoose measures one decision of the strong level (and of
+// strong-v1) at an ordinary table (four seats of five dice) and at the largest table the engine
 // allows with its widest dice (twenty seats of twenty dice of 100 sides).
 func BenchmarkChoose(b *testing.B) {
 	for _, tt := range []struct{ seats, dice, sides int }{{4, 5, 6}, {20, 20, 100}} {
@@ -45,8 +46,36 @@ func BenchmarkChoose(b *testing.B) {
 				dice[i] = 1 + rng.IntN(tt.sides)
 			}
 			v := NewView(s, "s1", dice)
+			for _, level := range []string{"strong", "strong-v1"} {
+				b.Run(level, func(b *testing.B) {
+					st, err := New(level)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for b.Loop() {
+						st.Choose(v, rng)
+					}
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkChooseSolved measures one decision of the strong level where it
+// plays a solved table (two seats of two dice, after one bid), and of
+// strong-v1 at the same place.
+func BenchmarkChooseSolved(b *testing.B) {
+	v := DuelView(duel.Deal{D0: 2, D1: 2}, 1, []int{3, 5}, []int{7}, 2)
+	for _, level := range []string{"strong", "strong-v1"} {
+		b.Run(level, func(b *testing.B) {
+			s, err := New(level)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 1))
+			s.Choose(v, rng) // the embedded tables are read once
 			for b.Loop() {
-				Strong().Choose(v, rng)
+				s.Choose(v, rng)
 			}
 		})
 	}

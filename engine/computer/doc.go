@@ -9,9 +9,13 @@
 //
 // Levels (New): "random" picks uniformly among the legal actions;
 // "threshold" challenges when the standing bid's chance is below one half
-// and otherwise makes the lowest raise it believes; "beginner" and "strong"
-// rank every legal option by its expected value (Rank) from exact binomial
-// odds, and play the best (the beginner blurs its values, as a person
-// does). Arena plays seeded games between strategies through a real
-// engine.Table and measures their win rates.
+// and otherwise makes the lowest raise it believes; "strong-v1" ranks every
+// legal option by its expected value (Rank) from exact binomial odds and
+// plays the best; "strong" plays the CFR+ equilibrium embedded for two
+// seats of common-hand with one or two dice a seat (package duel), and
+// elsewhere the odds player that reads every bid of the hand and mixes
+// close options; "beginner" is that odds player with its values blurred,
+// as a person's are. Arena plays seeded games between strategies through a
+// real engine.Table and measures their win rates; Exploit measures a level
+// by its exact best response in the solved games.
 package computer

@@ -44,6 +44,9 @@ func legalMoves(v View) []move {
 	if i < 0 {
 		return nil
 	}
+	if s.Bid != nil && (s.Bid.Face < 1 || s.Bid.Face > s.Sides || s.Bid.Quantity < 1) {
+		return nil // no table stands on such a bid: nothing to weigh
+	}
 	canPay := true
 	if p.Stakes && s.Stake != nil && s.Seats[i].Chips != nil {
 		canPay = *s.Seats[i].Chips >= *s.Stake && *s.Seats[i].Chips > 0

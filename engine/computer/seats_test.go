@@ -265,11 +265,17 @@ func TestBluffCheck(t *testing.T) {
 			t.Fatalf("seed %d: check success %v, view flustered %v", seed, check.Success, v.Flustered)
 		}
 		ranked := Rank(v)
-		got := Strong().Choose(v, rand.New(rand.NewPCG(1, 2)))
+		got := StrongV1().Choose(v, rand.New(rand.NewPCG(1, 2)))
 		want := ranked[0].Action
 		if check.Success {
 			successes++
 			want = ranked[1].Action
+			// The strong level, flustered, plays its own ranking's second.
+			strong := Strong()
+			second := strong.Approx.Model.Rank(v)[1].Action
+			if got := strong.Choose(v, rand.New(rand.NewPCG(1, 2))); !reflect.DeepEqual(got, second) {
+				t.Fatalf("seed %d: flustered strong plays %+v; want %+v", seed, got, second)
+			}
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("seed %d (flustered %v): strong plays %+v; want %+v", seed, v.Flustered, got, want)

@@ -25,12 +25,14 @@ type Strategy interface {
 }
 
 // Levels are the names New takes, weakest first.
-var Levels = []string{"random", "threshold", "beginner", "strong"}
+var Levels = []string{"random", "threshold", "beginner", "strong-v1", "strong"}
 
-// New returns the strategy of a level: "random", "threshold", "beginner"
-// or "strong".
+// New returns the strategy of a level: "random", "threshold", "beginner",
+// "strong-v1" (the strong level before the solved one) or "strong".
 func New(level string) (Strategy, error) {
 	switch strings.ToLower(level) {
+	case "strong-v1":
+		return StrongV1(), nil
 	case "random":
 		return Random{}, nil
 	case "threshold":
@@ -54,6 +56,16 @@ func (Random) Choose(v View, rng *rand.Rand) engine.Action {
 		return engine.Action{}
 	}
 	return acts[rng.IntN(len(acts))]
+}
+
+// Mix returns the uniform distribution over the legal actions.
+func (Random) Mix(v View) []Weighted {
+	acts := Legal(v)
+	out := make([]Weighted, len(acts))
+	for i, a := range acts {
+		out[i] = Weighted{Action: a, P: 1 / float64(len(acts))}
+	}
+	return out
 }
 
 // Show shows a random part of the hidden dice, keeping at least one
@@ -193,24 +205,43 @@ type Leveled struct {
 	// from 0 to 1/3). The arena measured it a loss (the next seat learns
 	// more than the reroll gains; docs/computer.md), so no level does it.
 	ShowDice bool
+	// Temperature mixes: the seat plays each option with a chance
+	// proportional to exp(value/Temperature), so that close options are
+	// mixed and its bids do not give its dice away; 0 plays the best.
+	Temperature float64
+	// Fresh: never make a bid already made Repeats+1 times in the hand
+	// (tavern's raise rule lets bids climb in a circle), so every hand
+	// ends; when every raise it would make is spent, the seat calls. It
+	// needs the view's Bids.
+	Fresh   bool
+	Repeats int
+	// StakeAt raises tavern's stake on a bid whose chance is at least
+	// StakeAt, when the raise prices the next seat out (it then must go
+	// all in against the bid or fold, losing a die) for at most twice the
+	// hand's minimum stake more than the current stake, and the seat can
+	// pay it; 0 never raises.
+	StakeAt float64
 }
 
-// Strong is the strong level: exact values, and it reads bids.
-func Strong() Leveled { return Leveled{Model: StrongModel} }
-
-// Beginner is the beginner level: it reads nothing into others' bids and
-// its values are blurred (a normal error of about a third of a die on an
-// even bid, none on a certain one).
+// Beginner is the beginner level: the strong level's odds player (every
+// bid read, no bid repeated) with its values blurred, a normal error of
+// about a third of a die on an even bid and none on a certain one, in place
+// of the strong level's mixing; it plays no solved table.
 func Beginner() Leveled {
-	m := StrongModel
-	m.Lean = 0
-	return Leveled{Model: m, Noise: 0.35}
+	l := strongApprox()
+	l.Noise, l.Temperature = 0.35, 0
+	return l
 }
 
 // Ranked returns the options as this player ranks them for the view, best
 // first, its blur included (so it draws from rng when Noise > 0).
 func (l Leveled) Ranked(v View, rng *rand.Rand) []Option {
-	opts := l.Model.Rank(v)
+	sc := l.scored(v)
+	slices.SortStableFunc(sc, byValue)
+	opts := make([]Option, len(sc))
+	for i, x := range sc {
+		opts[i] = Option{Action: x.m.action(v.Seat), Value: x.value, Chance: x.chance}
+	}
 	if l.Noise > 0 && len(opts) > 1 {
 		for i := range opts {
 			opts[i].Value += rng.NormFloat64() * l.blur(opts[i].Chance)
@@ -232,9 +263,18 @@ func (l Leveled) blur(chance float64) float64 {
 // finds the two best without sorting them all, drawing the blur in the
 // same order as Ranked so that both agree for one seed.
 func (l Leveled) Choose(v View, rng *rand.Rand) engine.Action {
-	sc := l.Model.score(v)
+	sc := l.scored(v)
 	if len(sc) == 0 {
 		return engine.Action{}
+	}
+	if l.Temperature > 0 && !v.Flustered && l.Noise == 0 {
+		w := l.weights(sc)
+		x := rng.Float64()
+		i := 0
+		for ; i < len(w)-1 && x >= w[i]; i++ {
+			x -= w[i]
+		}
+		return l.stake(v, sc[i])
 	}
 	if l.Noise > 0 && len(sc) > 1 {
 		// Rank's order first, as Ranked blurs it.
@@ -253,9 +293,95 @@ func (l Leveled) Choose(v View, rng *rand.Rand) engine.Action {
 		}
 	}
 	if v.Flustered && second >= 0 {
-		return sc[second].m.action(v.Seat)
+		return l.stake(v, sc[second])
 	}
-	return sc[best].m.action(v.Seat)
+	return l.stake(v, sc[best])
+}
+
+// scored values the view's legal moves, leaving out with Fresh the bids
+// already made in the hand (unless nothing else is left).
+func (l Leveled) scored(v View) []scored {
+	sc := l.Model.score(v)
+	if !l.Fresh || len(v.Bids) == 0 {
+		return sc
+	}
+	fresh := sc[:0:0]
+	for _, x := range sc {
+		if x.m.typ == engine.ActBid {
+			made := 0
+			for _, b := range v.Bids {
+				if b.Quantity == x.m.q && b.Face == x.m.f {
+					made++
+				}
+			}
+			if made > l.Repeats {
+				continue
+			}
+		}
+		fresh = append(fresh, x)
+	}
+	if len(fresh) == 0 {
+		return sc
+	}
+	return fresh
+}
+
+// weights returns the chance of playing each scored move with
+// Temperature: exp(value/Temperature), normalised.
+func (l Leveled) weights(sc []scored) []float64 {
+	top := math.Inf(-1)
+	for _, x := range sc {
+		top = max(top, x.value)
+	}
+	w := make([]float64, len(sc))
+	total := 0.0
+	for i, x := range sc {
+		w[i] = math.Exp((x.value - top) / l.Temperature)
+		total += w[i]
+	}
+	for i := range w {
+		w[i] /= total
+	}
+	return w
+}
+
+// Mix returns the chance of each action the player may take for the view
+// when its choice is a known distribution: without blur (Noise 0), not
+// flustered and with a Temperature. Otherwise it returns nil.
+func (l Leveled) Mix(v View) []Weighted {
+	if l.Noise != 0 || v.Flustered || l.Temperature <= 0 {
+		return nil
+	}
+	sc := l.scored(v)
+	w := l.weights(sc)
+	out := make([]Weighted, len(sc))
+	for i, x := range sc {
+		out[i] = Weighted{Action: l.stake(v, x), P: w[i]}
+	}
+	return out
+}
+
+// stake builds the move's action, raising tavern's stake as StakeAt says.
+func (l Leveled) stake(v View, x scored) engine.Action {
+	a := x.m.action(v.Seat)
+	s := v.Snapshot
+	if l.StakeAt <= 0 || a.Type != engine.ActBid || x.chance < l.StakeAt || s.Stake == nil {
+		return a
+	}
+	i := v.seatIndex()
+	if i < 0 || s.Seats[i].Chips == nil {
+		return a
+	}
+	next := v.nextInHand(i)
+	if next < 0 || s.Seats[next].Chips == nil {
+		return a
+	}
+	theirs := *s.Seats[next].Chips
+	raised := theirs + 1
+	if theirs >= *s.Stake && raised <= *s.Stake+2*max(1, s.Hand) && raised <= *s.Seats[i].Chips {
+		a.Stake = &raised
+	}
+	return a
 }
 
 // Show sets out the hidden dice that count for the seat's standing bid when

@@ -27,6 +27,10 @@ type View struct {
 	// (the snapshot's start_dice); 0 means the preset's default.
 	// Common-hand's spot-on gives a die back only below it.
 	StartDice int
+	// Bids are the hand's bids, oldest first (Table.HandBids), the
+	// standing one last. Nil means they are not known: a strategy then
+	// reads only the standing bid.
+	Bids []engine.BidSeat
 }
 
 // NewView builds the view of seat from a public snapshot and the seat's own
@@ -45,7 +49,9 @@ func NewView(s engine.Snapshot, seat string, dice []int) View {
 // dice from Table.HiddenDice, nobody else's. For a person's seat the view
 // has no dice.
 func ViewOf(t *engine.Table, seat string) View {
-	return NewView(t.Snapshot(), seat, t.HiddenDice(seat))
+	v := NewView(t.Snapshot(), seat, t.HiddenDice(seat))
+	v.Bids = t.HandBids()
+	return v
 }
 
 // preset returns the view's preset.

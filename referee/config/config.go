@@ -87,8 +87,8 @@ type Seat struct {
 	// Computer seats are played by the referee: their dice are rolled from
 	// the game's seed and shown only at the reveal.
 	Computer bool `yaml:"computer,omitempty"`
-	// Level is a computer seat's play: random, threshold, beginner or
-	// strong (strong).
+	// Level is a computer seat's play: random, threshold, beginner,
+	// strong-v1 or strong (strong).
 	Level string `yaml:"level,omitempty"`
 	// Insight is a computer seat's bonus against a person's bluff check.
 	Insight int `yaml:"insight,omitempty"`

@@ -37,6 +37,7 @@ type Driver struct {
 
 	changes chan referee.Change
 	snap    engine.Snapshot
+	bids    []engine.BidSeat // the hand's bids, oldest first
 	version int
 	acted   int
 	games   int
@@ -99,6 +100,12 @@ func (d *Driver) lay(ch referee.Change) {
 		Seat string `json:"seat"`
 	}
 	_ = json.Unmarshal(ch.Line, &a)
+	switch {
+	case ch.Snapshot.Bid == nil:
+		d.bids = nil
+	case a.Type == engine.ActBid:
+		d.bids = append(d.bids, *ch.Snapshot.Bid)
+	}
 	switch a.Type {
 	case engine.ActNewGame:
 		d.Table.Roll(nil, ch.Snapshot.Sides)
@@ -238,7 +245,7 @@ func (d *Driver) move(ctx context.Context, seat string) {
 	if p == nil {
 		return
 	}
-	v := seats.View{Snapshot: d.snap, Seat: seat, Dice: d.Table.Dice(seat)}
+	v := seats.View{Snapshot: d.snap, Seat: seat, Dice: d.Table.Dice(seat), Bids: slices.Clone(d.bids)}
 	m := p.Act(v)
 	rep := d.do(ctx, m.Line(), referee.SourceSeat+":"+seat)
 	if !rep.OK {

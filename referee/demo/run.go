@@ -50,7 +50,7 @@ type Options struct {
 	// Seed drives the dice, the seats' play and the games' seeds.
 	Seed uint64
 	// Level is the seats' strategy (engine/computer): random, threshold,
-	// beginner or strong (strong).
+	// beginner, strong-v1 or strong (strong).
 	Level string
 	// Pace is the pause before each move (600 ms).
 	Pace time.Duration

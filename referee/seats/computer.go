@@ -2,6 +2,7 @@ package seats
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/computer"
@@ -15,7 +16,7 @@ type Computer struct {
 }
 
 // NewComputer returns a player of the level ("random", "threshold",
-// "beginner" or "strong") drawing from seed.
+// "beginner", "strong-v1" or "strong") drawing from seed.
 func NewComputer(level string, seed uint64) (*Computer, error) {
 	s, err := computer.New(level)
 	if err != nil {
@@ -26,7 +27,9 @@ func NewComputer(level string, seed uint64) (*Computer, error) {
 
 // Act returns the strategy's choice.
 func (c *Computer) Act(v View) Move {
-	a := c.strategy.Choose(computer.NewView(v.Snapshot, v.Seat, v.Dice), c.rng)
+	cv := computer.NewView(v.Snapshot, v.Seat, v.Dice)
+	cv.Bids = v.Bids
+	a := c.strategy.Choose(cv, c.rng)
 	return Move{Type: a.Type, Seat: a.Seat, Quantity: a.Quantity, Face: a.Face, Stake: a.Stake}
 }
 
@@ -34,5 +37,8 @@ func (c *Computer) Act(v View) Move {
 func (c *Computer) ShowAfter(v View, bid Move) []int {
 	after := computer.NewView(v.Snapshot, v.Seat, v.Dice)
 	after.Snapshot.Bid = &engine.BidSeat{Seat: v.Seat, Quantity: bid.Quantity, Face: bid.Face}
+	if v.Bids != nil {
+		after.Bids = append(slices.Clone(v.Bids), *after.Snapshot.Bid)
+	}
 	return c.strategy.Show(after, c.rng)
 }

@@ -21,6 +21,9 @@ type View struct {
 	Seat string
 	// Dice are the seat's dice, hidden and shown.
 	Dice []int
+	// Bids are the hand's bids, oldest first; nil when not known (a
+	// computer player then reads only the standing bid).
+	Bids []engine.BidSeat
 }
 
 // Move is one record line a player sends.
