@@ -71,6 +71,10 @@ func TestDecide(t *testing.T) {
 		{"plain 1 the counter confirms: the alone bar still applies", Options{}, sure, probsFor(0, 0.8), pipRead{face: 1}, true, 1, false, true, "the network is unsure"},
 		{"plain 1 the counter confirms, network sure", Options{}, sure, probsFor(0, 0.95), pipRead{face: 1}, true, 1, false, false, ""},
 		{"star the counter reads as a plain pip, no hint", Options{}, sure, probsFor(classStar, 0.8), pipRead{face: 1}, true, 1, true, true, "the pip counter disagrees"},
+		{"star dice: a five-pointed mark agrees with the star", Options{StarDice: true}, sure, probsFor(classStar, 0.7), pipRead{face: 1, star: true}, true, 1, true, false, ""},
+		{"star dice: a round mark leaves the star to the alone bar", Options{StarDice: true}, sure, probsFor(classStar, 0.7), pipRead{face: 1}, true, 1, true, true, "the network is unsure"},
+		{"no hint: a five-pointed mark agrees, the alone bar applies", Options{}, sure, probsFor(classStar, 0.7), pipRead{face: 1, star: true}, true, 1, true, true, "the network is unsure"},
+		{"no hint: a five-pointed mark against a plain 1", Options{}, sure, probsFor(0, 0.95), pipRead{face: 1, star: true}, true, 1, false, true, "the pip counter disagrees"},
 		{"bottom view", Options{View: ViewBottom}, sure, probsFor(1, 0.99), pipRead{face: 2}, true, 5, false, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

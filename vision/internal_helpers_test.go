@@ -63,3 +63,10 @@ func SharedPhotos(t testing.TB) string {
 	}
 	return photos
 }
+
+// CountPipsForTest is the pip counter's read of the die of extent ext
+// centred on (x, y), exported for package vision_test.
+func CountPipsForTest(img gocv.Mat, x, y, ext float64) (face int, star bool) {
+	p := countPips(img, x, y, ext)
+	return p.face, p.star
+}

@@ -32,15 +32,21 @@ const (
 // when it cannot make the face out. Its 1 is a plain round pip.
 type pipRead struct {
 	face int
+	// star reports that the counter's 1 is a five-pointed mark, not a
+	// round pip: the star artwork.
+	star bool
 }
 
 // agrees reports whether the counter's read is the face the network read.
-// The counter's 1 is a plain pip: it agrees with the network's star only
-// where the dice's 1 is known (oneKnown: star dice, or plain dice whose
-// star read is a doubt anyway).
+// The counter's round 1 agrees with the network's star, and its star with
+// the network's plain 1, only where the dice's 1 is known (oneKnown: star
+// dice, or plain dice whose star read is a doubt anyway).
 func (p pipRead) agrees(face int, star, oneKnown bool) bool {
 	if p.face == 0 || p.face != face {
 		return false
+	}
+	if p.star { // a five-pointed mark: the star, or the 1 of dice whose 1 is known
+		return star || oneKnown
 	}
 	return !star || oneKnown
 }
@@ -141,6 +147,11 @@ func countPipsLab(lab []byte) pipRead {
 		}
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].r > kept[j].r })
+	// The star's points may answer as blobs of their own: a five-pointed
+	// mark in the middle is looked for first.
+	if starMark(lab, c, ext) {
+		return pipRead{face: 1, star: true}
+	}
 	// No pips found around the middle: a lone mark there is a 1, if it
 	// is one.
 	if len(blobs) <= 1 {
@@ -384,6 +395,7 @@ func loneMark(fine []float64, c, ext float64) (pipRead, bool) {
 	if area == 0 {
 		return pipRead{}, false // the middle is no mark of its own
 	}
+
 	// Nothing else marked near the middle, and nothing where another
 	// face's corner or side pips would be (within the face whatever its
 	// turn: a die turned 45 degrees has its edge 0.35 of its extent out).
@@ -402,10 +414,124 @@ func loneMark(fine []float64, c, ext float64) (pipRead, bool) {
 	// points, holes or spokes, or wider than a large pip, may be the
 	// star, a vein or a glint: the counter leaves it to the network.
 	box := float64((maxX - minX + 1) * (maxY - minY + 1))
+
 	if fill := float64(area) / box; fill < 0.62 || reach > 0.2*ext {
 		return pipRead{}, false
 	}
 	return pipRead{face: 1}, true
+}
+
+// starMark reports whether the middle of a pipPatch-square Lab window
+// holds a lone five-pointed star: a mark, told from the body's colour
+// round the star's points (a star is larger than a pip: the counter's
+// ring near the middle may lie on its arms), that touches the middle and
+// stays on the face, whose outline, seen from its centre, rises to five
+// points, evenly spaced, well beyond the notches between them. A round
+// pip, a vein, a glint or a smudge has no such rhythm.
+func starMark(lab []byte, c, ext float64) bool {
+	const n = pipPatch * pipPatch
+	var ls, as, bs []float64
+	for i := 0; i < n; i++ {
+		if r := math.Hypot(float64(i%pipPatch)-c, float64(i/pipPatch)-c); r > 0.3*ext && r < 0.37*ext {
+			ls, as, bs = append(ls, float64(lab[3*i])), append(as, float64(lab[3*i+1])), append(bs, float64(lab[3*i+2]))
+		}
+	}
+	body := [3]float64{median(ls), median(as), median(bs)}
+	d := make([]float64, n)
+	for i := range d {
+		dl := float64(lab[3*i]) - body[0]
+		da := float64(lab[3*i+1]) - body[1]
+		db := float64(lab[3*i+2]) - body[2]
+		d[i] = math.Sqrt(dl*dl + 2*da*da + 2*db*db)
+	}
+	peak := 0.0
+	for i := 0; i < n; i++ {
+		if math.Hypot(float64(i%pipPatch)-c, float64(i/pipPatch)-c) < 0.08*ext {
+			peak = math.Max(peak, d[i])
+		}
+	}
+	if peak < 2*pipMinResponse {
+		return false
+	}
+	in := make([]bool, n)
+	var stack []int
+	for i := 0; i < n; i++ {
+		if d[i] >= peak/2 && math.Hypot(float64(i%pipPatch)-c, float64(i/pipPatch)-c) < 0.05*ext {
+			in[i] = true
+			stack = append(stack, i)
+		}
+	}
+	var sx, sy, area float64
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := float64(i%pipPatch), float64(i/pipPatch)
+		if math.Hypot(x-c, y-c) > 0.42*ext {
+			return false // runs off the face: a vein, the table
+		}
+		sx, sy, area = sx+x, sy+y, area+1
+		for _, j := range neighbours4(i) {
+			if !in[j] && d[j] >= peak/2 {
+				in[j] = true
+				stack = append(stack, j)
+			}
+		}
+	}
+	if area == 0 {
+		return false
+	}
+	cx, cy := sx/area, sy/area
+	const bins = 40
+	var r [bins]float64
+	for i, ok := range in {
+		if !ok {
+			continue
+		}
+		dx, dy := float64(i%pipPatch)-cx, float64(i/pipPatch)-cy
+		b := int((math.Atan2(dy, dx) + math.Pi) / (2 * math.Pi) * bins)
+		r[b%bins] = math.Max(r[b%bins], math.Hypot(dx, dy)+0.5)
+	}
+	var sm [bins]float64
+	for b := range sm {
+		sm[b] = (r[(b+bins-1)%bins] + 2*r[b] + r[(b+1)%bins]) / 4
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range sm {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if hi < 0.1*ext || lo <= 0 || hi/lo < 1.3 {
+		return false
+	}
+	// The points: local maxima above the middle of the range, each the
+	// highest within a tenth of a turn either way.
+	mid := (lo + hi) / 2
+	var peaks []int
+	for b := range sm {
+		if sm[b] < mid {
+			continue
+		}
+		top := true
+		for k := 1; k <= bins/10; k++ {
+			if sm[(b+k)%bins] > sm[b] || sm[(b+bins-k)%bins] >= sm[b] {
+				top = false
+				break
+			}
+		}
+		if top {
+			peaks = append(peaks, b)
+		}
+	}
+	if len(peaks) != 5 {
+		return false
+	}
+	// Evenly spaced: each gap a fifth of a turn, within a third of it.
+	for k := range peaks {
+		gap := (peaks[(k+1)%5] - peaks[k] + bins) % bins
+		if math.Abs(float64(gap)-bins/5) > bins/15 {
+			return false
+		}
+	}
+	return true
 }
 
 // neighbours4 are the 4-connected neighbours of pixel i in the window.

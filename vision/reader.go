@@ -201,15 +201,15 @@ func (r *Reader) decide(c candidate, probs [faceClasses]float64, pips pipRead) (
 	d := Die{X: c.x, Y: c.y, Size: c.extent, Face: face, Star: star,
 		Net: &Opinion{Face: face, Star: star, Probability: round3(p)}}
 	if pips.face != 0 {
-		d.Pips = &Opinion{Face: pips.face}
+		d.Pips = &Opinion{Face: pips.face, Star: pips.star}
 	}
 	// Where the dice's 1 is known, the counter's star or plain 1 is a 1.
 	agree := pips.agrees(face, star, r.opts.StarDice || r.opts.PlainDice)
 	// A lone round mark is weak evidence of a 1 (a coin's boss, a spot of
 	// light is one too): only a counted face of two pips or more lowers
-	// the bar.
+	// the bar, or, on star dice, a lone mark with the star's five points.
 	bar := r.bars.Alone
-	if agree && face > 1 {
+	if agree && (face > 1 || (star && pips.star && r.opts.StarDice)) {
 		bar = r.bars.Agreed
 	}
 	conf := confidence(p, bar)
