@@ -181,7 +181,7 @@ func TestDemoStopsAfterRevealsAndPrintsMemory(t *testing.T) {
 	if got := strings.Count(text, "reveal ("); got != 2 {
 		t.Errorf("got %d reveals; want 2:\n%s", got, text)
 	}
-	memory := regexp.MustCompile(`memory after (\d) reveals \(\d+ s\): RSS [0-9.]+ MB \(anonymous [0-9.]+, files [0-9.]+\), Go heap [0-9.]+ MB \(Go runtime [0-9.]+\), \d+ threads`)
+	memory := regexp.MustCompile(`memory after (\d) reveals \(\d+ s\): RSS [0-9.]+ MB \(anonymous [0-9.]+, files [0-9.]+; peak [0-9.]+\), Go heap [0-9.]+ MB \(Go runtime [0-9.]+\), \d+ threads`)
 	var got []string
 	for _, m := range memory.FindAllStringSubmatch(text, -1) {
 		got = append(got, m[1])

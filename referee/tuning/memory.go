@@ -15,6 +15,7 @@ import (
 // libraries), and what of it is Go's.
 type Memory struct {
 	RSS, Anon, File int64 // bytes, from /proc/self/status
+	Peak            int64 // the highest RSS so far (VmHWM), bytes
 	Threads         int   // the process's threads (Go's, OpenCV's, OpenBLAS's)
 	GoHeap          int64 // bytes in live and not yet swept Go objects
 	GoTotal         int64 // bytes the Go runtime has mapped and not returned
@@ -23,8 +24,8 @@ type Memory struct {
 // String gives the figures in MB of 2^20 bytes, as top and ps count them.
 func (m Memory) String() string {
 	mb := func(b int64) string { return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) }
-	return fmt.Sprintf("RSS %s MB (anonymous %s, files %s), Go heap %s MB (Go runtime %s), %d threads",
-		mb(m.RSS), mb(m.Anon), mb(m.File), mb(m.GoHeap), mb(m.GoTotal), m.Threads)
+	return fmt.Sprintf("RSS %s MB (anonymous %s, files %s; peak %s), Go heap %s MB (Go runtime %s), %d threads",
+		mb(m.RSS), mb(m.Anon), mb(m.File), mb(m.Peak), mb(m.GoHeap), mb(m.GoTotal), m.Threads)
 }
 
 // ReadMemory reads this process's memory from /proc/self/status and the Go
@@ -54,7 +55,7 @@ func ReadMemory() (Memory, error) {
 	return m, nil
 }
 
-// parseStatus takes VmRSS, RssAnon, RssFile and Threads from the text of
+// parseStatus takes VmRSS, VmHWM, RssAnon, RssFile and Threads from the text of
 // /proc/PID/status.
 func parseStatus(b []byte) (Memory, error) {
 	var m Memory
@@ -69,6 +70,8 @@ func parseStatus(b []byte) (Memory, error) {
 		switch string(key) {
 		case "VmRSS":
 			dst = &m.RSS
+		case "VmHWM":
+			dst = &m.Peak
 		case "RssAnon":
 			dst = &m.Anon
 		case "RssFile":
@@ -95,8 +98,8 @@ func parseStatus(b []byte) (Memory, error) {
 		*dst = kb << 10
 		found++
 	}
-	if found != 4 {
-		return Memory{}, fmt.Errorf("tuning: /proc status: want VmRSS, RssAnon, RssFile and Threads, found %d of them", found)
+	if found != 5 {
+		return Memory{}, fmt.Errorf("tuning: /proc status: want VmRSS, VmHWM, RssAnon, RssFile and Threads, found %d of them", found)
 	}
 	return m, nil
 }

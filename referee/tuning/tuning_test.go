@@ -7,15 +7,15 @@ import (
 )
 
 func TestParseStatus(t *testing.T) {
-	full := "Name:\tliarsd\nVmRSS:\t  277032 kB\nRssAnon:\t  196872 kB\nRssFile:\t   80160 kB\nRssShmem:\t       0 kB\nThreads:\t13\n"
+	full := "Name:\tliarsd\nVmHWM:\t  301000 kB\nVmRSS:\t  277032 kB\nRssAnon:\t  196872 kB\nRssFile:\t   80160 kB\nRssShmem:\t       0 kB\nThreads:\t13\n"
 	tests := []struct {
 		name    string
 		in      string
 		want    Memory
 		wantErr string
 	}{
-		{"full", full, Memory{RSS: 277032 << 10, Anon: 196872 << 10, File: 80160 << 10, Threads: 13}, ""},
-		{"no threads", "VmRSS:\t1 kB\nRssAnon:\t1 kB\nRssFile:\t0 kB\n", Memory{}, "found 3 of them"},
+		{"full", full, Memory{RSS: 277032 << 10, Peak: 301000 << 10, Anon: 196872 << 10, File: 80160 << 10, Threads: 13}, ""},
+		{"no threads", "VmHWM:\t1 kB\nVmRSS:\t1 kB\nRssAnon:\t1 kB\nRssFile:\t0 kB\n", Memory{}, "found 4 of them"},
 		{"not kB", "VmRSS:\t1 MB\nRssAnon:\t1 kB\nRssFile:\t0 kB\nThreads:\t1\n", Memory{}, `VmRSS "1 MB"`},
 		{"not a number", "VmRSS:\tx kB\nRssAnon:\t1 kB\nRssFile:\t0 kB\nThreads:\t1\n", Memory{}, "VmRSS"},
 		{"bad threads", "VmRSS:\t1 kB\nRssAnon:\t1 kB\nRssFile:\t0 kB\nThreads:\tmany\n", Memory{}, `Threads "many"`},
@@ -45,7 +45,7 @@ func TestReadMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.RSS <= 0 || m.Anon <= 0 || m.File <= 0 || m.RSS < m.Anon || m.Threads < 1 || m.GoHeap <= 0 || m.GoTotal < m.GoHeap {
+	if m.RSS <= 0 || m.Anon <= 0 || m.File <= 0 || m.RSS < m.Anon || m.Peak < m.RSS || m.Threads < 1 || m.GoHeap <= 0 || m.GoTotal < m.GoHeap {
 		t.Errorf("got %+v; want positive figures, RSS >= anonymous, Go's total >= its heap", m)
 	}
 	if s := m.String(); !strings.HasPrefix(s, "RSS ") || !strings.Contains(s, " threads") {
