@@ -23,12 +23,13 @@ TAGS    ?=
 comma   := ,
 space   := $() $()
 tagsep   = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(1))))
-# OpenCV: only the modules liarsd calls are linked, not pkg-config's list of
-# all of them (docs/platform.md, Startup). gocv's customenv tag takes its
-# flags from the CGO_* variables below, exported to every go command here;
-# each function in its own section and --gc-sections drop gocv's wrappers
-# liarsd never calls (highgui, objdetect, video, photo) and with them those
-# libraries. A cross-build sets PKG_CONFIG (and CC, CXX) for its sysroot.
+# OpenCV: only the modules liarsd calls are linked, not pkg-config's list
+# of all of them (docs/platform.md, Build tags and linking). gocv's
+# customenv tag takes its flags from the CGO_* variables below, exported to
+# every go command here; each function in its own section and --gc-sections
+# drop gocv's wrappers liarsd never calls (highgui, objdetect, video, photo)
+# and with them those libraries. A cross-build sets PKG_CONFIG (and CC,
+# CXX) for its sysroot.
 ALLTAGS := customenv $(TAGS)
 GOTAGS  := -tags '$(call tagsep,$(ALLTAGS))'
 PKG_CONFIG     ?= pkg-config
