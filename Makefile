@@ -13,9 +13,9 @@ export PATH := $(GOROOT_DIR)/bin:$(PATH)
 GO      ?= go
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN     := bin/liarsd
-# gocv v0.31.0 builds against OpenCV 4.6 (bookworm) and 4.10 (trixie) with no
-# build tags; see docs/platform.md. Extra tags, if ever needed, go here so that
-# build, vet and test all see them.
+# gocv v0.31.0 builds against OpenCV 4.6 (bookworm) and 4.10 (trixie); see
+# docs/platform.md. Extra tags, if ever needed, go in TAGS so that build,
+# vet, test, bench and fuzz all see them.
 TAGS    ?=
 # TAGS may be written with commas (as docs/platform.md does) or spaces; the go
 # command reads a list with a space in it as space-separated only, so the
@@ -23,7 +23,22 @@ TAGS    ?=
 comma   := ,
 space   := $() $()
 tagsep   = $(subst $(space),$(comma),$(strip $(subst $(comma),$(space),$(1))))
-GOTAGS  := $(if $(strip $(TAGS)),-tags '$(call tagsep,$(TAGS))',)
+# OpenCV: only the modules liarsd calls are linked, not pkg-config's list
+# of all of them (docs/platform.md, Build tags and linking). gocv's
+# customenv tag takes its flags from the CGO_* variables below, exported to
+# every go command here; each function in its own section and --gc-sections
+# drop gocv's wrappers liarsd never calls (highgui, objdetect, video, photo)
+# and with them those libraries. A cross-build sets PKG_CONFIG (and CC,
+# CXX) for its sysroot.
+ALLTAGS := customenv $(TAGS)
+GOTAGS  := -tags '$(call tagsep,$(ALLTAGS))'
+PKG_CONFIG     ?= pkg-config
+OPENCV_MODULES := dnn calib3d features2d imgcodecs videoio imgproc core
+export CGO_CPPFLAGS = $(shell $(PKG_CONFIG) --cflags opencv4 2>/dev/null)
+export CGO_CFLAGS   = -O2 -g -ffunction-sections -fdata-sections
+export CGO_CXXFLAGS = --std=c++11 -O2 -g -ffunction-sections -fdata-sections
+export CGO_LDFLAGS  = -Wl,--gc-sections -Wl,--as-needed $(shell $(PKG_CONFIG) --libs-only-L opencv4 2>/dev/null) \
+	$(addprefix -lopencv_,$(OPENCV_MODULES))
 TESTTIMEOUT ?= 15m
 # What liarsd version and the build_info metric say: the VCS revision the
 # Go toolchain stamps (-buildvcs=auto, whatever GOFLAGS says) and the
@@ -110,7 +125,7 @@ test: test-deps
 	$(GO) vet $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
 	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
-	$(GO) test -tags '$(call tagsep,$(TAGS) matprofile)' -run Leak ./vision/...
+	$(GO) test -tags '$(call tagsep,$(ALLTAGS) matprofile)' -run Leak ./vision/...
 
 # soak runs a real liarsd run daemon (the binary built here) against the
 # embedded broker and against Mosquitto while a client plays games over MQTT

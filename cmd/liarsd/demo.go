@@ -41,6 +41,8 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	table := fs.String("table", "demo", "table id (MQTT topics)")
 	duration := fs.Duration("duration", 0, "stop cleanly after this long (0: until Ctrl-C)")
 	games := fs.Int("games", 0, "stop after this many games (0: no limit)")
+	reveals := fs.Int("reveals", 0, "stop after this many reveals (0: no limit)")
+	memoryEvery := fs.Int("memory-every", 0, "print the process's memory (RSS, Go heap, threads) at the start and every N reveals (0: never)")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the dice and the seats' play")
 	pace := fs.Duration("pace", 600*time.Millisecond, "pause before each move")
 	levelName := fs.String("level", "strong", "the seats' play (engine/computer): random, threshold, beginner, strong-v1 or strong")
@@ -70,6 +72,12 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	if *games < 0 {
 		return usageError(fs, stderr, "--games %d: want 0 (no limit) or more", *games)
+	}
+	if *reveals < 0 {
+		return usageError(fs, stderr, "--reveals %d: want 0 (no limit) or more", *reveals)
+	}
+	if *memoryEvery < 0 {
+		return usageError(fs, stderr, "--memory-every %d: want 0 (never) or more", *memoryEvery)
 	}
 	if *pace < 0 {
 		return usageError(fs, stderr, "--pace %v: want 0 or more", *pace)
@@ -142,7 +150,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	err := demo.Run(ctx, demo.Options{
 		Rules: *rules, Seats: *nseats, Options: opts,
 		Broker: *broker, BrokerWebSocket: *brokerWS, Username: *user, Password: *password, Listen: *listen, HTTP: *httpAddr, Table: *table,
-		Seed: *seed, Level: *levelName, Pace: *pace, Games: *games, StateDir: *stateDir,
+		Seed: *seed, Level: *levelName, Pace: *pace, Games: *games, Reveals: *reveals, MemoryEvery: *memoryEvery, StateDir: *stateDir,
 		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true, Doubt: *doubt,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})

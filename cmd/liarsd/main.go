@@ -15,6 +15,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/liarsd/liarsd/referee/tuning"
 )
 
 // command is one subcommand of liarsd.
@@ -27,6 +29,9 @@ type command struct {
 
 var commands = map[string]command{}
 
+// tuned is what tuning.Defaults set at the start (run logs it).
+var tuned []tuning.Setting
+
 // register adds a subcommand; each subcommand's file calls it from init.
 func register(c command) {
 	if _, dup := commands[c.name]; dup {
@@ -36,6 +41,8 @@ func register(c command) {
 }
 
 func main() {
+	// Before anything runs OpenCV: glibc's arenas, OpenBLAS's threads.
+	tuned = tuning.Defaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := dispatch(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -110,6 +110,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"demo", "--level", "grandmaster"}, `no level "grandmaster"`},
 		{[]string{"demo", "--seats", "-1"}, "--seats -1"},
 		{[]string{"demo", "--games", "-1"}, "--games -1"},
+		{[]string{"demo", "--reveals", "-1"}, "--reveals -1"},
+		{[]string{"demo", "--memory-every", "-2"}, "--memory-every -2"},
 		{[]string{"demo", "--pace", "-1s"}, "--pace -1s"},
 		{[]string{"demo", "--doubt", "1.5"}, "--doubt 1.5: want a share from 0 to 1"},
 		{[]string{"demo", "--doubt", "-0.1"}, "--doubt -0.1: want a share from 0 to 1"},

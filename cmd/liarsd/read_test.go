@@ -330,13 +330,16 @@ func TestReadBottomView(t *testing.T) {
 		t.Helper()
 		return runReadOnce(t, img, args...)
 	}
-	a := read()
 	sixes := 0
 	for _, starDice := range []bool{false, true} {
-		args := []string{"-view", "bottom"}
+		var hint []string
 		if starDice {
-			args = append(args, "-star-dice")
+			hint = []string{"-star-dice"}
 		}
+		// The top view with the same hint: on star dice the pip counter
+		// is a witness of the star, which may make it confident.
+		a := read(hint...)
+		args := append([]string{"-view", "bottom"}, hint...)
 		b := read(args...)
 		if len(a.Dice) != len(b.Dice) {
 			t.Fatalf("%q: top view %d dice, bottom view %d", args, len(a.Dice), len(b.Dice))

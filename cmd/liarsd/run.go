@@ -68,6 +68,9 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return 0
 	}
 	log := newLogger(stderr, c.Log)
+	for _, t := range tuned {
+		log.Info("liarsd run: memory and threads", "setting", t.String())
+	}
 	if err := daemon.Run(ctx, c, daemon.Options{Logger: log, SimOutput: stdout, HTTP: *httpAddr}); err != nil {
 		// Also logged, for a journal read by log collectors only.
 		log.Error("liarsd run: the daemon stopped", "err", err)

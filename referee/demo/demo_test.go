@@ -167,3 +167,31 @@ func TestDemoPlaysAGame(t *testing.T) {
 		}
 	}
 }
+
+// Reveals stops the demo after that many reveals, and MemoryEvery prints
+// the process's memory at the start and after every so many reveals.
+func TestDemoStopsAfterRevealsAndPrintsMemory(t *testing.T) {
+	out := &lockedBuffer{}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := demo.Run(ctx, demo.Options{
+		Rules: "common-hand", Seats: 2, Options: map[string]any{"dice": 2}, Listen: "127.0.0.1:0", HTTP: "off",
+		Seed: 9, Reveals: 2, MemoryEvery: 1, Out: out, BoardMode: "off",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if got := strings.Count(text, "reveal ("); got != 2 {
+		t.Errorf("got %d reveals; want 2:\n%s", got, text)
+	}
+	memory := regexp.MustCompile(`memory after (\d) reveals \(\d+ s\): RSS [0-9.]+ MB \(anonymous [0-9.]+, files [0-9.]+; peak [0-9.]+\), Go heap [0-9.]+ MB \(Go runtime [0-9.]+\), \d+ threads`)
+	var got []string
+	for _, m := range memory.FindAllStringSubmatch(text, -1) {
+		got = append(got, m[1])
+	}
+	if strings.Join(got, ",") != "0,1,2" {
+		t.Errorf("got memory lines after %v reveals; want after 0, 1 and 2:\n%s", got, text)
+	}
+}

@@ -30,6 +30,11 @@ type Driver struct {
 	OperatorAfter time.Duration
 	// Games stops after this many games (0: until ctx is done).
 	Games int
+	// Reveals stops after this many reveals (0: no limit).
+	Reveals int
+	// Revealed, when set, is called after each accepted reveal with the
+	// number of reveals so far.
+	Revealed func(n int)
 	// Camera, when set, is warmed after each change of the dice.
 	Camera interface{ Warm() }
 	// Say narrates a line for people.
@@ -41,6 +46,7 @@ type Driver struct {
 	version int
 	acted   int
 	games   int
+	reveals int
 	revealT time.Time
 	done    chan struct{}
 }
@@ -112,6 +118,11 @@ func (d *Driver) lay(ch referee.Change) {
 	case engine.ActFold:
 		d.Table.Remove(a.Seat)
 		d.warm()
+	case engine.ActReveal:
+		d.reveals++
+		if d.Revealed != nil {
+			d.Revealed(d.reveals)
+		}
 	}
 	for _, e := range ch.Events {
 		if h, ok := e.(*engine.HandStarted); ok {
@@ -148,6 +159,10 @@ func (d *Driver) act(ctx context.Context) bool {
 			drained = true
 		}
 	}
+	if d.Reveals > 0 && d.reveals >= d.Reveals {
+		d.finish()
+		return true
+	}
 	s := d.snap
 	if s.Phase == engine.PhaseReveal || (s.Phase == engine.PhaseOpening && d.Camera != nil) {
 		if d.revealT.IsZero() {
@@ -172,11 +187,7 @@ func (d *Driver) act(ctx context.Context) bool {
 	switch s.Phase {
 	case engine.PhaseGameOver, engine.PhaseIdle:
 		if d.Games > 0 && d.games >= d.Games {
-			select {
-			case <-d.done:
-			default:
-				close(d.done)
-			}
+			d.finish()
 			return true
 		}
 		if !d.pause(ctx, 4*d.Pace) {
@@ -199,6 +210,15 @@ func (d *Driver) act(ctx context.Context) bool {
 		d.move(ctx, *s.Turn)
 	}
 	return false
+}
+
+// finish closes Done, once.
+func (d *Driver) finish() {
+	select {
+	case <-d.done:
+	default:
+		close(d.done)
+	}
 }
 
 func (d *Driver) warm() {

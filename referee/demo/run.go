@@ -24,6 +24,7 @@ import (
 	"github.com/liarsd/liarsd/referee/daemon"
 	"github.com/liarsd/liarsd/referee/mqtt"
 	"github.com/liarsd/liarsd/referee/seats"
+	"github.com/liarsd/liarsd/referee/tuning"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -56,6 +57,11 @@ type Options struct {
 	Pace time.Duration
 	// Games stops after this many games (0: until ctx is done).
 	Games int
+	// Reveals stops after this many reveals (0: no limit).
+	Reveals int
+	// MemoryEvery prints the process's memory (tuning.ReadMemory) at the
+	// start and after every MemoryEvery reveals (0: never).
+	MemoryEvery int
 	// StateDir keeps the journal and MQTT store; "" uses a temporary
 	// directory removed at the end.
 	StateDir string
@@ -186,6 +192,24 @@ func Run(ctx context.Context, o Options) error {
 	drv.Pace = o.Pace
 	drv.Games = o.Games
 	drv.OperatorAfter = o.OperatorAfter
+	drv.Reveals = o.Reveals
+	if o.MemoryEvery > 0 {
+		start := time.Now()
+		report := func(n int) {
+			m, err := tuning.ReadMemory()
+			if err != nil {
+				out.say("memory: %v", err)
+				return
+			}
+			out.say("memory after %d reveals (%.0f s): %v", n, time.Since(start).Seconds(), m)
+		}
+		report(0)
+		drv.Revealed = func(n int) {
+			if n%o.MemoryEvery == 0 {
+				report(n)
+			}
+		}
+	}
 	drv.Say = out.say
 	drv.Players = map[string]seats.Player{}
 	if o.Level == "" {
