@@ -31,10 +31,12 @@ TESTTIMEOUT ?= 15m
 # so that versions still sort. liarsd version, the build_info metric, Home
 # Assistant's device and the Debian packages (DEB_VERSION, 1.2.0+3.g0123456789ab)
 # all show it. VERSION=v1.2.3 make ... overrides it (a source tarball).
-VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --abbrev=12 --dirty 2>/dev/null || \
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell git describe --tags --match 'v[0-9]*' --abbrev=12 --dirty 2>/dev/null || \
 	{ n=$$(git rev-list --count HEAD 2>/dev/null) && r=$$(git rev-parse --short=12 HEAD) && \
 	  echo "v0.0.0-$$n-g$$r$$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)"; } || echo v0.0.0)
-DEB_VERSION = $(shell echo '$(VERSION)' | sed -e 's/^v//' -e 's/-/+/' -e 's/-/./g')
+endif
+DEB_VERSION := $(shell echo '$(VERSION)' | sed -e 's/^v//' -e 's/-/+/' -e 's/-/./g')
 # What liarsd version and the build_info metric say: VERSION, the VCS
 # revision the Go toolchain stamps (-buildvcs=auto, whatever GOFLAGS says)
 # and the build's date; the Go and OpenCV versions come from the binary itself.
@@ -242,11 +244,11 @@ install: build
 # OpenCV unpacked into ARM64_SYSROOT: bookworm's libopencv-dev is not
 # Multi-Arch: same, so libopencv-dev:arm64 would remove the amd64 one.
 # mmdebstrap's extract variant downloads the closure of ARM64_SYSROOT_PKGS
-# (about 1.1 GB unpacked, a minute) and unpacks it without running anything;
+# (1.1 GB unpacked; 1 to 5 minutes here) and unpacks it without running anything;
 # its absolute symlinks are made relative so they resolve inside the sysroot.
-# Any CGO_CPPFLAGS/CGO_LDFLAGS the native build exports reach the cross
-# build too; absolute paths in them must be written =/usr/... to be read
-# inside the sysroot.
+# CGO flags the native build exports reach the cross-build too: those it
+# computes with $(PKG_CONFIG) read the sysroot's .pc files here (a
+# target-specific PKG_CONFIG), as gocv's own pkg-config line does.
 ARM64_BIN          := bin/liarsd-linux-arm64
 ARM64_SYSROOT      ?= build/sysroot-arm64
 ARM64_SYSROOT_PKGS := libopencv-dev,libc6-dev,libstdc++-12-dev
@@ -255,10 +257,10 @@ DEBIAN_MIRROR      ?= http://deb.debian.org/debian
 CROSS_PKGS         := gcc-aarch64-linux-gnu g++-aarch64-linux-gnu mmdebstrap
 arm64_root          = $(abspath $(ARM64_SYSROOT))
 arm64_libs          = $(arm64_root)/lib/aarch64-linux-gnu:$(arm64_root)/usr/lib/aarch64-linux-gnu
-ARM64_ENV = CGO_ENABLED=1 GOOS=linux GOARCH=arm64 \
+arm64_pc            = PKG_CONFIG_SYSROOT_DIR=$(arm64_root) \
+	PKG_CONFIG_LIBDIR=$(arm64_root)/usr/lib/aarch64-linux-gnu/pkgconfig:$(arm64_root)/usr/share/pkgconfig
+ARM64_ENV = CGO_ENABLED=1 GOOS=linux GOARCH=arm64 $(arm64_pc) \
 	CC='aarch64-linux-gnu-gcc --sysroot=$(arm64_root)' CXX='aarch64-linux-gnu-g++ --sysroot=$(arm64_root)' \
-	PKG_CONFIG_SYSROOT_DIR=$(arm64_root) \
-	PKG_CONFIG_LIBDIR=$(arm64_root)/usr/lib/aarch64-linux-gnu/pkgconfig:$(arm64_root)/usr/share/pkgconfig \
 	CGO_LDFLAGS="$$CGO_LDFLAGS -Wl,-rpath-link=$(arm64_libs):$(arm64_root)/usr/lib/aarch64-linux-gnu/blas:$(arm64_root)/usr/lib/aarch64-linux-gnu/lapack"
 
 .PHONY: cross-deps build-arm64 test-arm64 deb deb-native test-install
@@ -269,13 +271,14 @@ cross-deps: go-toolchain
 $(ARM64_SYSROOT)/.done:
 	$(MAKE) cross-deps
 	rm -rf $(ARM64_SYSROOT) && mkdir -p $(dir $(ARM64_SYSROOT))
-	mmdebstrap --quiet --variant=extract --arch=arm64 --include=$(ARM64_SYSROOT_PKGS) $(ARM64_SUITE) $(ARM64_SYSROOT) \
+	$(SUDO) mmdebstrap --quiet --variant=extract --arch=arm64 --include=$(ARM64_SYSROOT_PKGS) $(ARM64_SUITE) $(ARM64_SYSROOT) \
 		"deb $(DEBIAN_MIRROR) $(ARM64_SUITE) main" "deb $(DEBIAN_MIRROR) $(ARM64_SUITE)-updates main" \
 		"deb $(DEBIAN_MIRROR)-security $(ARM64_SUITE)-security main"
 	find $(ARM64_SYSROOT) -type l -lname '/*' | while read -r l; do \
-		ln -sfnr "$(arm64_root)$$(readlink "$$l")" "$$l"; done
-	touch $@
+		$(SUDO) ln -sfnr "$(arm64_root)$$(readlink "$$l")" "$$l"; done
+	$(SUDO) touch $@
 
+build-arm64: PKG_CONFIG = env $(arm64_pc) pkg-config
 build-arm64: cross-deps $(ARM64_SYSROOT)/.done
 	@[ -e $(ARM64_BIN) ] || echo "make: the first arm64 build compiles gocv's OpenCV bindings for arm64: 10 minutes or more with no output"
 	$(ARM64_ENV) $(GO) build $(GOTAGS) $(BUILDINFO) -o $(ARM64_BIN) ./cmd/liarsd
@@ -321,4 +324,4 @@ deb: deb-native $(if $(filter amd64,$(DEB_ARCH)),build-arm64)
 
 test-install: deb-native
 	$(call install_missing,mmdebstrap)
-	time docs/install/test-install $(DEB_NATIVE) $(VERSION) build/test-install-cache
+	time $(SUDO) docs/install/test-install $(DEB_NATIVE) $(VERSION) build/test-install-cache
