@@ -127,7 +127,7 @@ test: test-deps
 	# each only where its tools are here already (docs/install.md).
 	@$(MAKE) --no-print-directory test-arm64
 	@if command -v mmdebstrap >/dev/null && [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory test-install; \
-	else echo "make: test-install SKIPPED: it needs root and mmdebstrap (apt install mmdebstrap; it downloads about 300 MB): make test-install"; fi
+	else echo "make: test-install SKIPPED: it needs root and mmdebstrap (apt install mmdebstrap; it downloads about 165 MB of packages): make test-install"; fi
 
 # soak runs a real liarsd run daemon (the binary built here) against the
 # embedded broker and against Mosquitto while a client plays games over MQTT
@@ -280,19 +280,19 @@ $(ARM64_SYSROOT)/.done:
 
 build-arm64: PKG_CONFIG = env $(arm64_pc) pkg-config
 build-arm64: cross-deps $(ARM64_SYSROOT)/.done
-	@[ -e $(ARM64_BIN) ] || echo "make: the first arm64 build compiles gocv's OpenCV bindings for arm64: 10 minutes or more with no output"
+	@[ -e $(ARM64_BIN) ] || echo "make: the first arm64 build compiles gocv's OpenCV bindings for arm64: minutes with no output"
 	$(ARM64_ENV) $(GO) build $(GOTAGS) $(BUILDINFO) -o $(ARM64_BIN) ./cmd/liarsd
 
 # test-arm64 runs the arm64 build under qemu-user (installed through apt
 # when missing; no binfmt needed) on the test photographs and the records,
 # against this machine's build (cmd/liarsd/foreign_test.go). make test runs
-# it only where the sysroot is made already: the cross toolchain and the
-# sysroot are 1.3 GB and their first gocv compile 10 minutes or more, so
+# it only where the sysroot is made already: the sysroot is 1.1 GB and the
+# first arm64 compile of gocv takes 3 to 15 minutes here (by load), so
 # make build-arm64 once, then make test keeps the check.
 QEMU_PKGS := qemu-user-static
 test-arm64:
 	@if [ ! -e $(ARM64_SYSROOT)/.done ] || ! command -v aarch64-linux-gnu-gcc >/dev/null; then \
-		echo "make: test-arm64 SKIPPED: no arm64 sysroot and cross compiler here (make build-arm64 makes them: 1.3 GB, 10 minutes or more)"; \
+		echo "make: test-arm64 SKIPPED: no arm64 sysroot and cross compiler here (make build-arm64 makes them: a 1.1 GB sysroot, then 3 to 15 minutes of compiling here)"; \
 	else $(MAKE) --no-print-directory test-arm64-run; fi
 
 .PHONY: test-arm64-run
