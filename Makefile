@@ -270,7 +270,7 @@ cross-deps: go-toolchain
 
 $(ARM64_SYSROOT)/.done:
 	$(MAKE) cross-deps
-	rm -rf $(ARM64_SYSROOT) && mkdir -p $(dir $(ARM64_SYSROOT))
+	$(SUDO) rm -rf $(ARM64_SYSROOT) && mkdir -p $(dir $(ARM64_SYSROOT))
 	$(SUDO) mmdebstrap --quiet --variant=extract --arch=arm64 --include=$(ARM64_SYSROOT_PKGS) $(ARM64_SUITE) $(ARM64_SYSROOT) \
 		"deb $(DEBIAN_MIRROR) $(ARM64_SUITE) main" "deb $(DEBIAN_MIRROR) $(ARM64_SUITE)-updates main" \
 		"deb $(DEBIAN_MIRROR)-security $(ARM64_SUITE)-security main"
