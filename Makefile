@@ -40,10 +40,22 @@ export CGO_CXXFLAGS = --std=c++11 -O2 -g -ffunction-sections -fdata-sections
 export CGO_LDFLAGS  = -Wl,--gc-sections -Wl,--as-needed $(shell $(PKG_CONFIG) --libs-only-L opencv4 2>/dev/null) \
 	$(addprefix -lopencv_,$(OPENCV_MODULES))
 TESTTIMEOUT ?= 15m
-# What liarsd version and the build_info metric say: the VCS revision the
-# Go toolchain stamps (-buildvcs=auto, whatever GOFLAGS says) and the
-# build's date; the Go and OpenCV versions come from the binary itself.
-BUILDINFO := -buildvcs=auto -ldflags '-X github.com/liarsd/liarsd/referee/buildinfo.date=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)'
+# VERSION is liarsd's one version: git describe of the last v* tag (v1.2.0;
+# v1.2.0-3-g0123456789ab three commits later; -dirty with uncommitted
+# changes), or before the first tag v0.0.0-N-gREV with N the commit count,
+# so that versions still sort. liarsd version, the build_info metric, Home
+# Assistant's device and the Debian packages (DEB_VERSION, 1.2.0+3.g0123456789ab)
+# all show it. VERSION=v1.2.3 make ... overrides it (a source tarball).
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell git describe --tags --match 'v[0-9]*' --abbrev=12 --dirty 2>/dev/null || \
+	{ n=$$(git rev-list --count HEAD 2>/dev/null) && r=$$(git rev-parse --short=12 HEAD) && \
+	  echo "v0.0.0-$$n-g$$r$$(git diff --quiet HEAD -- 2>/dev/null || echo -dirty)"; } || echo v0.0.0)
+endif
+DEB_VERSION := $(shell echo '$(VERSION)' | sed -e 's/^v//' -e 's/-/+/' -e 's/-/./g')
+# What liarsd version and the build_info metric say: VERSION, the VCS
+# revision the Go toolchain stamps (-buildvcs=auto, whatever GOFLAGS says)
+# and the build's date; the Go and OpenCV versions come from the binary itself.
+BUILDINFO := -buildvcs=auto -ldflags '-X github.com/liarsd/liarsd/referee/buildinfo.date=$(shell date -u +%Y-%m-%dT%H:%M:%SZ) -X github.com/liarsd/liarsd/referee/buildinfo.version=$(VERSION)'
 
 # System packages: what building needs (ca-certificates for the module
 # proxy), and what the tests start themselves.
@@ -126,6 +138,11 @@ test: test-deps
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
 	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
 	$(GO) test -tags '$(call tagsep,$(ALLTAGS) matprofile)' -run Leak ./vision/...
+		# The arm64 build under qemu, and the package installed in a clean root:
+	# each only where its tools are here already (docs/install.md).
+	@$(MAKE) --no-print-directory test-arm64
+	@if command -v mmdebstrap >/dev/null && [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory test-install; \
+	else echo "make: test-install SKIPPED: it needs root and mmdebstrap (apt install mmdebstrap; it downloads about 165 MB of packages): make test-install"; fi
 
 # soak runs a real liarsd run daemon (the binary built here) against the
 # embedded broker and against Mosquitto while a client plays games over MQTT
@@ -251,3 +268,91 @@ install: build
 	@if [ -d /run/systemd/system ]; then $(SUDO) systemctl daemon-reload && $(SUDO) systemctl enable liarsd; fi
 	@echo "make: installed. Edit /etc/liarsd/liarsd.yaml, then: sudo systemctl restart liarsd; journalctl -u liarsd -f"
 	@echo "make: the scoreboard will be at http://$$(hostname).local:8080/"
+
+# --- Raspberry Pi: arm64 cross-build, Debian packages (docs/install.md) ---
+# build-arm64 cross-compiles bin/liarsd-linux-arm64 with the native build's
+# tags (GOTAGS) and link flags (BUILDINFO), against Debian bookworm's arm64
+# OpenCV unpacked into ARM64_SYSROOT: bookworm's libopencv-dev is not
+# Multi-Arch: same, so libopencv-dev:arm64 would remove the amd64 one.
+# mmdebstrap's extract variant downloads the closure of ARM64_SYSROOT_PKGS
+# (1.1 GB unpacked; 1 to 5 minutes here) and unpacks it without running anything;
+# its absolute symlinks are made relative so they resolve inside the sysroot.
+# CGO flags the native build exports reach the cross-build too: those it
+# computes with $(PKG_CONFIG) read the sysroot's .pc files here (a
+# target-specific PKG_CONFIG), as gocv's own pkg-config line does.
+ARM64_BIN          := bin/liarsd-linux-arm64
+ARM64_SYSROOT      ?= build/sysroot-arm64
+ARM64_SYSROOT_PKGS := libopencv-dev,libc6-dev,libstdc++-12-dev
+ARM64_SUITE        ?= bookworm
+DEBIAN_MIRROR      ?= http://deb.debian.org/debian
+CROSS_PKGS         := gcc-aarch64-linux-gnu g++-aarch64-linux-gnu mmdebstrap
+arm64_root          = $(abspath $(ARM64_SYSROOT))
+arm64_libs          = $(arm64_root)/lib/aarch64-linux-gnu:$(arm64_root)/usr/lib/aarch64-linux-gnu
+arm64_pc            = PKG_CONFIG_SYSROOT_DIR=$(arm64_root) \
+	PKG_CONFIG_LIBDIR=$(arm64_root)/usr/lib/aarch64-linux-gnu/pkgconfig:$(arm64_root)/usr/share/pkgconfig
+ARM64_ENV = CGO_ENABLED=1 GOOS=linux GOARCH=arm64 $(arm64_pc) \
+	CC='aarch64-linux-gnu-gcc --sysroot=$(arm64_root)' CXX='aarch64-linux-gnu-g++ --sysroot=$(arm64_root)' \
+	CGO_LDFLAGS="$$CGO_LDFLAGS -Wl,-rpath-link=$(arm64_libs):$(arm64_root)/usr/lib/aarch64-linux-gnu/blas:$(arm64_root)/usr/lib/aarch64-linux-gnu/lapack"
+
+.PHONY: cross-deps build-arm64 test-arm64 deb deb-native test-install
+
+cross-deps: go-toolchain
+	$(call install_missing,$(CROSS_PKGS))
+
+$(ARM64_SYSROOT)/.done:
+	$(MAKE) cross-deps
+	$(SUDO) rm -rf $(ARM64_SYSROOT) && mkdir -p $(dir $(ARM64_SYSROOT))
+	$(SUDO) mmdebstrap --quiet --variant=extract --arch=arm64 --include=$(ARM64_SYSROOT_PKGS) $(ARM64_SUITE) $(ARM64_SYSROOT) \
+		"deb $(DEBIAN_MIRROR) $(ARM64_SUITE) main" "deb $(DEBIAN_MIRROR) $(ARM64_SUITE)-updates main" \
+		"deb $(DEBIAN_MIRROR)-security $(ARM64_SUITE)-security main"
+	find $(ARM64_SYSROOT) -type l -lname '/*' | while read -r l; do \
+		$(SUDO) ln -sfnr "$(arm64_root)$$(readlink "$$l")" "$$l"; done
+	$(SUDO) touch $@
+
+build-arm64: PKG_CONFIG = env $(arm64_pc) pkg-config
+build-arm64: cross-deps $(ARM64_SYSROOT)/.done
+	@[ -e $(ARM64_BIN) ] || echo "make: the first arm64 build compiles gocv's OpenCV bindings for arm64: minutes with no output"
+	$(ARM64_ENV) $(GO) build $(GOTAGS) $(BUILDINFO) -o $(ARM64_BIN) ./cmd/liarsd
+
+# test-arm64 runs the arm64 build under qemu-user (installed through apt
+# when missing; no binfmt needed) on the test photographs and the records,
+# against this machine's build (cmd/liarsd/foreign_test.go). make test runs
+# it only where the sysroot is made already: the sysroot is 1.1 GB and the
+# first arm64 compile of gocv takes 3 to 15 minutes here (by load), so
+# make build-arm64 once, then make test keeps the check.
+QEMU_PKGS := qemu-user-static
+test-arm64:
+	@if [ ! -e $(ARM64_SYSROOT)/.done ] || ! command -v aarch64-linux-gnu-gcc >/dev/null; then \
+		echo "make: test-arm64 SKIPPED: no arm64 sysroot and cross compiler here (make build-arm64 makes them: a 1.1 GB sysroot, then 3 to 15 minutes of compiling here)"; \
+	else $(MAKE) --no-print-directory test-arm64-run; fi
+
+.PHONY: test-arm64-run
+test-arm64-run: build-arm64
+	$(call install_missing,$(QEMU_PKGS))
+	LIARSD_FOREIGN="qemu-aarch64-static -L $(arm64_root) -E LD_LIBRARY_PATH=/usr/lib/aarch64-linux-gnu/blas:/usr/lib/aarch64-linux-gnu/lapack $(abspath $(ARM64_BIN))" \
+		$(GO) test $(GOTAGS) -count=1 -timeout 30m -run '^TestForeignBuildMatchesNative$$' -v ./cmd/liarsd
+
+# deb makes bin/liarsd_$(DEB_VERSION)_ARCH.deb for this machine's
+# architecture and, on amd64, for arm64 from the cross-build, with
+# docs/install/mkdeb (dpkg-deb; Depends from dpkg-shlibdeps), then runs
+# lintian on them: an error fails, the one warning left (hardening-no-pie)
+# is explained in docs/install.md.
+# test-install installs the native package in a clean bookworm root made by
+# mmdebstrap and purges it (docs/install/test-install); the packages it
+# downloads are kept in build/test-install-cache.
+DEB_ARCH   := $(shell dpkg --print-architecture 2>/dev/null)
+DEB_NATIVE  = bin/liarsd_$(DEB_VERSION)_$(DEB_ARCH).deb
+DEB_PKGS   := dpkg-dev lintian
+
+deb-native: build
+	$(call install_missing,$(DEB_PKGS))
+	rm -f bin/liarsd_*_$(DEB_ARCH).deb
+	docs/install/mkdeb $(BIN) $(DEB_ARCH) $(DEB_VERSION) bin
+
+deb: deb-native $(if $(filter amd64,$(DEB_ARCH)),build-arm64)
+	$(if $(filter amd64,$(DEB_ARCH)),rm -f bin/liarsd_*_arm64.deb && docs/install/mkdeb $(ARM64_BIN) arm64 $(DEB_VERSION) bin $(BIN))
+	lintian --fail-on error bin/liarsd_$(DEB_VERSION)_*.deb
+
+test-install: deb-native
+	$(call install_missing,mmdebstrap)
+	time $(SUDO) docs/install/test-install $(DEB_NATIVE) $(VERSION) build/test-install-cache

@@ -1,6 +1,8 @@
-// Package buildinfo says which liarsd is running: its module version, the
+// Package buildinfo says which liarsd is running: its version, the
 // revision it was built from, when, and with which Go and OpenCV. The
-// command line, the metrics and Home Assistant's device all show it.
+// command line, the metrics, Home Assistant's device and the Debian
+// package all show the same version: the Makefile's VERSION (git
+// describe), linked in as version.
 package buildinfo
 
 import (
@@ -16,10 +18,18 @@ import (
 // plain go build.
 var date string
 
+// version is the Makefile's VERSION (git describe, e.g.
+// v1.2.0-3-gabcdef123456), set by its link flags
+// (-X github.com/liarsd/liarsd/referee/buildinfo.version=...); the Debian
+// package's version is derived from the same string. Empty in a plain go
+// build, which then shows the module's version or the revision.
+var version string
+
 // Info describes a build.
 type Info struct {
-	// Version is the module's version ("(devel)" for a build from a
-	// checkout), with the revision appended when there is one.
+	// Version is the version the Makefile linked in (git describe); else
+	// the module's version, or for a build from a checkout "devel-" and
+	// the revision.
 	Version  string
 	Revision string // VCS revision, "" when unknown
 	Modified bool   // built from a checkout with uncommitted changes
@@ -33,16 +43,20 @@ type Info struct {
 // Get returns this binary's build information.
 func Get() Info {
 	bi, _ := debug.ReadBuildInfo()
-	return parse(bi, date)
+	return parse(bi, version, date)
 }
 
-// parse reads what the Go toolchain recorded in bi.
-func parse(bi *debug.BuildInfo, built string) Info {
+// parse reads what the Go toolchain recorded in bi; linked, when not empty,
+// is the version the link flags set.
+func parse(bi *debug.BuildInfo, linked, built string) Info {
 	i := Info{Version: "(unknown)", Built: built, Go: runtime.Version(), OpenCV: gocv.OpenCVVersion(), GoCV: gocv.Version()}
+	if linked != "" {
+		i.Version = linked
+	}
 	if bi == nil {
 		return i
 	}
-	if v := bi.Main.Version; v != "" {
+	if v := bi.Main.Version; v != "" && linked == "" {
 		i.Version = v
 	}
 	for _, s := range bi.Settings {
