@@ -167,6 +167,9 @@ func TestOperatorResolvesDoubtfulReveal(t *testing.T) {
 	}
 	od := startOperatorDemo(t, "op-1", demo.Options{Rules: "common-hand", Seats: 2, Options: map[string]any{"dice": 2},
 		Seed: 5, Pace: 2 * time.Second, Doubt: 1, OperatorAfter: time.Hour})
+	// The scoreboard first: the tab opened last is the one in front, and a
+	// tab behind has its timers throttled.
+	board := open(t, od.url)
 	p := openWith(t, od.url+"operator", leakWatch)
 	if err := p.Resize(context.Background(), 412, 915, true); err != nil {
 		t.Fatal(err)
@@ -271,6 +274,9 @@ func TestOperatorResolvesDoubtfulReveal(t *testing.T) {
 		if !maps.EqualFunc(got, corrected, slices.Equal[[]int]) {
 			t.Errorf("corrected: got %v; want the page's dice %v", got, corrected)
 		}
+		// The scoreboard says so: the result it shows is the corrected one.
+		waitFor(t, board, "the scoreboard's corrected result", `(() => { const r = document.getElementById('result');
+		  return r.dataset.corrected === 'true' && r.textContent.includes('corrected by the operator') })()`, nil)
 	}
 
 	// The next hand is bid on: the accepted read goes, and its faces with it.

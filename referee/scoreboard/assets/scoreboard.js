@@ -145,6 +145,12 @@
     var ev = r.resolved, st = r.rules, isStar = !!st.star_die;
     box.setAttribute('data-count', String(ev.count));
     box.setAttribute('data-seq', String(ev.seq));
+    if (r.corrected) {
+      box.setAttribute('data-corrected', 'true');
+      box.appendChild(el('p', 'result-corrected', 'corrected by the operator'));
+    } else {
+      box.removeAttribute('data-corrected');
+    }
     box.appendChild(el('p', 'result-head', W.resultWords(ev, isStar)));
     var changes = W.changesWords(ev);
     if (changes) box.appendChild(el('p', 'result-changes', changes));
@@ -181,6 +187,7 @@
       case 'leave': case 'left': return it.seat + ' leaves';
       case 'folded': return it.seat + ' folded' + (it.out && it.out.length ? ' and is out' : '');
       case 'revealed': return 'Reveal';
+      case 'corrected': return 'Reveal corrected by the operator (hand ' + it.hand + '): the result below replaces the one before';
       case 'resolved':
         if (it.call === 'fold') return 'Hand ends by folds';
         if (!it.bid) return null;
@@ -237,6 +244,12 @@
         if (ev.game === 1 && ev.hand === 1 && !fromHistory && !S.awaitingHand) startGame((ev.seq || S.maxSeq) - 1);
         S.awaitingHand = false;
         break;
+      case 'corrected':
+        // The hand is resolved again: its result and any winner it made
+        // are void; the events that follow are the hand's result now.
+        S.correcting = true;
+        if (S.winner && S.winnerSeq < (ev.seq || 0)) { S.winner = null; S.winnerSeq = 0; }
+        break;
       case 'revealed':
         S.pendingReveal = { dice: ev.dice || {}, shown: ev.shown || shownOf(S.state) };
         break;
@@ -245,10 +258,12 @@
           var r = S.state || S.histRules || {};
           S.lastResult = {
             resolved: ev, dice: S.pendingReveal.dice, shown: S.pendingReveal.shown,
-            rules: { sides: r.sides || 6, star_die: !!r.star_die, wild: !!r.wild }
+            rules: { sides: r.sides || 6, star_die: !!r.star_die, wild: !!r.wild },
+            corrected: !!S.correcting
           };
         }
         S.pendingReveal = null;
+        S.correcting = false;
         break;
       case 'game_over':
       case 'match_over':
