@@ -36,36 +36,7 @@ func (r doubtReader) Read(gocv.Mat) ([]vision.Die, error) {
 // once the table moves on: the frame as the camera took it and every die
 // with the face the operator gave, the doubted one included.
 func TestExamplesKeepTheOperatorsReveal(t *testing.T) {
-	names := []string{"ann", "bob"}
-	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
-	pos := layout.Positions()
-	white := synth.Palettes[0]
-	truth := []synth.Die{
-		{X: pos[0].X - 30, Y: pos[0].Y, Face: 3, Colour: white.Body, PipColour: white.Pips},
-		{X: pos[0].X + 30, Y: pos[0].Y, Face: 6, Colour: white.Body, PipColour: white.Pips},
-		{X: pos[1].X - 30, Y: pos[1].Y, Face: 5, Colour: white.Body, PipColour: white.Pips},
-		{X: pos[1].X + 30, Y: pos[1].Y, Face: 2, Colour: white.Body, PipColour: white.Pips},
-	}
-	src := synth.NewSource(func(frame int) synth.Scene {
-		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame), Dice: truth}
-	})
-	dir := filepath.Join(t.TempDir(), "examples")
-	ex, err := referee.OpenExamples(dir, "t1", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
-		Camera: sourceCamera{src}, Reader: doubtReader{src: src, doubt: 2},
-		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour, Examples: ex,
-	})
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	h.rec.waitFor(t, "a look asked for", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return len(h.rec.vision) >= 1
-	})
+	truth, h, ex, dir := examplesTable(t, [4]int{3, 6, 5, 2}, 2)
 	if rep := h.do(t, `{"type":"reveal","dice":{"ann":[6,3],"bob":[2,5]}}`); !rep.OK {
 		t.Fatalf("operator's reveal: %+v", rep)
 	}
@@ -73,7 +44,7 @@ func TestExamplesKeepTheOperatorsReveal(t *testing.T) {
 		t.Fatalf("%d examples written before the table moved on; want 0 (a correction may still come)", w)
 	}
 	// The next hand's first bid: the reveal is final.
-	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); !rep.OK {
+	if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`); !rep.OK {
 		t.Fatalf("bid: %+v", rep)
 	}
 	h.stop()
@@ -171,36 +142,7 @@ func TestLabelRead(t *testing.T) {
 
 // A correction after the operator's reveal is what the example keeps.
 func TestExamplesKeepTheCorrection(t *testing.T) {
-	names := []string{"ann", "bob"}
-	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: names}
-	pos := layout.Positions()
-	white := synth.Palettes[0]
-	truth := []synth.Die{
-		{X: pos[0].X - 30, Y: pos[0].Y, Face: 4, Colour: white.Body, PipColour: white.Pips},
-		{X: pos[0].X + 30, Y: pos[0].Y, Face: 6, Colour: white.Body, PipColour: white.Pips},
-		{X: pos[1].X - 30, Y: pos[1].Y, Face: 2, Colour: white.Body, PipColour: white.Pips},
-		{X: pos[1].X + 30, Y: pos[1].Y, Face: 3, Colour: white.Body, PipColour: white.Pips},
-	}
-	src := synth.NewSource(func(frame int) synth.Scene {
-		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame), Dice: truth}
-	})
-	dir := filepath.Join(t.TempDir(), "examples")
-	ex, err := referee.OpenExamples(dir, "t1", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
-		Camera: sourceCamera{src}, Reader: doubtReader{src: src, doubt: 0},
-		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour, Examples: ex,
-	})
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	h.rec.waitFor(t, "a look asked for", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return len(h.rec.vision) >= 1
-	})
+	_, h, ex, dir := examplesTable(t, [4]int{4, 6, 2, 3}, 0)
 	// A hurried operator types ann's die wrong, then corrects it.
 	for _, line := range []string{`{"type":"reveal","dice":{"ann":[5,6],"bob":[2,3]}}`, `{"type":"correct","dice":{"ann":[4,6],"bob":[2,3]}}`} {
 		if rep := h.do(t, line); !rep.OK {
@@ -220,4 +162,40 @@ func TestExamplesKeepTheCorrection(t *testing.T) {
 	if want := []string{"2", "3", "4", "6"}; !slices.Equal(faces, want) {
 		t.Errorf("kept faces %v; want %v (the correction's)", faces, want)
 	}
+}
+
+// examplesTable starts a referee keeping examples, two seats of two dice
+// with faces (ann's two, then bob's), the die doubt of the read in doubt,
+// and plays to a reveal that needs a look. It returns the dice on the
+// table, the harness, the examples and their folder.
+func examplesTable(t *testing.T, faces [4]int, doubt int) ([]synth.Die, *harness, *referee.Examples, string) {
+	t.Helper()
+	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: []string{"ann", "bob"}}
+	pos := layout.Positions()
+	white := synth.Palettes[0]
+	truth := make([]synth.Die, 4)
+	for i, f := range faces {
+		truth[i] = synth.Die{X: pos[i/2].X - 30 + 60*float64(i%2), Y: pos[i/2].Y, Face: f, Colour: white.Body, PipColour: white.Pips}
+	}
+	src := synth.NewSource(func(frame int) synth.Scene {
+		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame), Dice: truth}
+	})
+	dir := filepath.Join(t.TempDir(), "examples")
+	ex, err := referee.OpenExamples(dir, "t1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
+		Camera: sourceCamera{src}, Reader: doubtReader{src: src, doubt: doubt},
+		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour, Examples: ex,
+	})
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	h.rec.waitFor(t, "a look asked for", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return len(h.rec.vision) >= 1
+	})
+	return truth, h, ex, dir
 }

@@ -79,20 +79,7 @@ func countPipsLab(lab []byte) pipRead {
 	// The body's colour: the median of a ring around the middle, where no
 	// face has a pip (the 1's may be large; the 6's side pips lie further
 	// out).
-	var ls, as, bs []float64
-	for i := 0; i < n; i++ {
-		if r := math.Hypot(float64(i%pipPatch)-c, float64(i/pipPatch)-c); r > 0.11*ext && r < 0.2*ext {
-			ls, as, bs = append(ls, float64(lab[3*i])), append(as, float64(lab[3*i+1])), append(bs, float64(lab[3*i+2]))
-		}
-	}
-	body := [3]float64{median(ls), median(as), median(bs)}
-	d := make([]float64, n)
-	for i := range d {
-		dl := float64(lab[3*i]) - body[0]
-		da := float64(lab[3*i+1]) - body[1]
-		db := float64(lab[3*i+2]) - body[2]
-		d[i] = math.Sqrt(dl*dl + 2*da*da + 2*db*db)
-	}
+	d := fromBody(lab, c, 0.11*ext, 0.2*ext)
 	fine := gaussian(d, pipPatch, 0.04*ext)
 	// A pip stands out from the body all around it: its response is its
 	// own distance less the largest of eight points around it, a pip's
@@ -430,20 +417,7 @@ func loneMark(fine []float64, c, ext float64) (pipRead, bool) {
 // pip, a vein, a glint or a smudge has no such rhythm.
 func starMark(lab []byte, c, ext float64) bool {
 	const n = pipPatch * pipPatch
-	var ls, as, bs []float64
-	for i := 0; i < n; i++ {
-		if r := math.Hypot(float64(i%pipPatch)-c, float64(i/pipPatch)-c); r > 0.3*ext && r < 0.37*ext {
-			ls, as, bs = append(ls, float64(lab[3*i])), append(as, float64(lab[3*i+1])), append(bs, float64(lab[3*i+2]))
-		}
-	}
-	body := [3]float64{median(ls), median(as), median(bs)}
-	d := make([]float64, n)
-	for i := range d {
-		dl := float64(lab[3*i]) - body[0]
-		da := float64(lab[3*i+1]) - body[1]
-		db := float64(lab[3*i+2]) - body[2]
-		d[i] = math.Sqrt(dl*dl + 2*da*da + 2*db*db)
-	}
+	d := fromBody(lab, c, 0.3*ext, 0.37*ext)
 	peak := 0.0
 	for i := 0; i < n; i++ {
 		if math.Hypot(float64(i%pipPatch)-c, float64(i/pipPatch)-c) < 0.08*ext {
@@ -609,4 +583,26 @@ func median(v []float64) float64 {
 	}
 	sort.Float64s(v)
 	return v[len(v)/2]
+}
+
+// fromBody returns each pixel's distance, in a pipPatch-square Lab window,
+// from the body's colour: the median of the ring between inner and outer
+// from the middle c, with the chroma channels weighted twice.
+func fromBody(lab []byte, c, inner, outer float64) []float64 {
+	const n = pipPatch * pipPatch
+	var ls, as, bs []float64
+	for i := 0; i < n; i++ {
+		if r := math.Hypot(float64(i%pipPatch)-c, float64(i/pipPatch)-c); r > inner && r < outer {
+			ls, as, bs = append(ls, float64(lab[3*i])), append(as, float64(lab[3*i+1])), append(bs, float64(lab[3*i+2]))
+		}
+	}
+	body := [3]float64{median(ls), median(as), median(bs)}
+	d := make([]float64, n)
+	for i := range d {
+		dl := float64(lab[3*i]) - body[0]
+		da := float64(lab[3*i+1]) - body[1]
+		db := float64(lab[3*i+2]) - body[2]
+		d[i] = math.Sqrt(dl*dl + 2*da*da + 2*db*db)
+	}
+	return d
 }
