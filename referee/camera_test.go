@@ -2,6 +2,7 @@ package referee_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,6 +120,8 @@ func TestCameraInDoubtAsksForALook(t *testing.T) {
 	}
 	if st := h.rec.lastState(t); st["status"] != string(referee.StatusNeedsLook) {
 		t.Errorf("status %v; want %q", st["status"], referee.StatusNeedsLook)
+	} else if lk, _ := st["look"].(map[string]any); lk == nil || lk["message"] != look.Message || strings.Contains(fmt.Sprint(lk), "face") {
+		t.Errorf("the state's look: got %v; want the vision message's summary, %q, without faces", st["look"], look.Message)
 	}
 	if strings.Contains(h.rec.eventLines(), "revealed") {
 		t.Fatal("the referee guessed a reveal")

@@ -30,6 +30,16 @@ type lookMessage struct {
 	RetryMS int64 `json:"retry_ms"`
 }
 
+// stateLook is the state's summary of the read that needs a look: the
+// vision message's attempt, message, seat counts and doubtful dice (no
+// face), while the status is needs a look.
+type stateLook struct {
+	Attempt int         `json:"attempt"`
+	Message string      `json:"message"`
+	Seats   []SeatCount `json:"seats"`
+	Dice    []Doubt     `json:"dice"`
+}
+
 // awaitedRead is what the camera is to read now: the reveal after a call,
 // or star-board's opening roll (every still-tied seat rolls all its dice
 // in the open). want holds the dice of the seats whose dice the camera
@@ -189,8 +199,6 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 // meanwhile.
 func (r *Referee) needsLook(attempt int, look Look, message string) {
 	r.capture.doubt = true
-	r.updateStatus()
-	r.publishState()
 	snap := r.table.Snapshot()
 	msg := lookMessage{Type: "needs_a_look", Table: r.cfg.Table, Game: snap.Game, Hand: snap.Hand, Attempt: attempt,
 		Message: message, Seats: look.Counts, Dice: look.Doubts, RetryMS: r.cfg.RetryCapture.Milliseconds()}
@@ -200,6 +208,11 @@ func (r *Referee) needsLook(attempt int, look Look, message string) {
 	if msg.Dice == nil {
 		msg.Dice = []Doubt{}
 	}
+	// The retained state carries the look too, so that a page opened (or
+	// reconnected) after the vision message still says what is in doubt.
+	r.capture.look = &stateLook{Attempt: attempt, Message: message, Seats: msg.Seats, Dice: msg.Dice}
+	r.updateStatus()
+	r.publishState()
 	if b, err := json.Marshal(msg); err == nil {
 		r.cfg.Publisher.Vision(b)
 	}

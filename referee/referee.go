@@ -162,6 +162,8 @@ type captureState struct {
 	frame        *gocv.Mat
 	frameVersion int
 	frameDice    []vision.Die
+	// look is the last read's look while the status is needs a look.
+	look *stateLook
 }
 
 // New returns a referee whose table has resumed from what journal.Open
@@ -833,12 +835,19 @@ type stateMessage struct {
 	// Correctable is the hand a correct line would correct now and its
 	// dice as last accepted, for the operator page (docs/corrections.md).
 	Correctable *engine.CorrectableView `json:"correctable,omitempty"`
+	// Look says what the camera doubts while the status is needs a look
+	// (the vision message's summary, without faces).
+	Look *stateLook `json:"look,omitempty"`
 }
 
 func (r *Referee) publishState() {
 	snap := r.table.Snapshot()
+	var look *stateLook
+	if r.status == StatusNeedsLook {
+		look = r.capture.look
+	}
 	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last,
-		Correctable: r.table.Correctable()})
+		Correctable: r.table.Correctable(), Look: look})
 	if err != nil {
 		r.log.Error("referee: marshalling the state", "err", err)
 		return

@@ -31,6 +31,7 @@ type journaledReferee struct {
 	name   string
 	status string
 	last   json.RawMessage
+	look   json.RawMessage
 }
 
 func newJournaledReferee(t *testing.T, url, table, path string) *journaledReferee {
@@ -80,7 +81,8 @@ func (j *journaledReferee) publishState() {
 		Table  string          `json:"table"`
 		Status string          `json:"status"`
 		Last   json.RawMessage `json:"last,omitempty"`
-	}{j.table.Snapshot(), j.name, j.status, j.last})
+		Look   json.RawMessage `json:"look,omitempty"`
+	}{j.table.Snapshot(), j.name, j.status, j.last, j.look})
 	j.publish(j.topics.State, b, true)
 }
 
@@ -238,6 +240,16 @@ func TestStatusTellsTheTruth(t *testing.T) {
 			}
 		}
 	}
+	// A page opened after the vision message reads what is in doubt from
+	// the retained state.
+	ref.status = "needs a look"
+	ref.look = json.RawMessage(`{"attempt":3,"message":"m","seats":` + counts + `,"dice":[{"seat":"cy","x":1,"y":2,"confidence":0.4,"reason":"uncertain"}]}`)
+	ref.publishState()
+	late := open(t, st.web.URL+"/")
+	waitFor(t, late, "the state's look", `(() => { const h = `+headerJS+`; return h.status === 'needs a look: 1 die in doubt (cy)' ? h : null })()`, &h)
+	ref.look = nil
+	noConsoleErrors(t, late)
+
 	// The operator enters the dice: the result, and the status is gone.
 	ref.status = "ready"
 	ref.play(`{"type":"reveal","dice":{"ann":[4,1],"bob":[2,3],"cy":[5,6]}}`)

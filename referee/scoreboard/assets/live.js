@@ -131,6 +131,8 @@
     ['pot', 'stake', 'running_pot'].forEach(function (k) { if (num(v[k]) !== null) st[k] = v[k]; });
     if (isObj(v.wins)) st.wins = numbers(v.wins);
     if (isObj(v.call) && typeof v.call.caller === 'string') st.call = { caller: v.call.caller, call: str(v.call.call) };
+    // What the camera doubts while the status is needs a look (no face).
+    if (isObj(v.look)) st.look = cleanLook(v.look);
     var seen = {};
     (Array.isArray(v.seats) ? v.seats : []).forEach(function (s) {
       if (!isObj(s) || typeof s.name !== 'string' || seen[s.name] || st.seats.length >= MAX_SEATS) return;

@@ -56,11 +56,11 @@
     } else if (st) {
       meta.appendChild(el('span', 'phase', W.phase(null)));
     }
-    var look = $('look');
-    look.hidden = !(st && st.status === 'needs a look' && S.look && S.look.message);
+    var look = $('look'), lk = S.look || (st && st.look);
+    look.hidden = !(st && st.status === 'needs a look' && lk && lk.message);
     if (!look.hidden) {
-      look.textContent = W.cameraFailed(S.look) ? 'Waiting for reveal: the camera failed (' + S.look.message + ')'
-        : 'The camera needs a look: ' + (W.lookWords(S.look) || S.look.message);
+      look.textContent = W.cameraFailed(lk) ? 'Waiting for reveal: the camera failed (' + lk.message + ')'
+        : 'The camera needs a look: ' + (W.lookWords(lk) || lk.message);
     }
     var off = S.status === 'offline';
     $('offline').hidden = !off;

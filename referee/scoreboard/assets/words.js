@@ -55,7 +55,8 @@
 
   // status says the referee's status when it is not simply ready:
   // {key, text}, or null. look is the vision message of this reveal, if
-  // the page has it (the venue does not subscribe to it).
+  // the page has it (the venue does not subscribe to it); else the
+  // state's own summary of it.
   function status(st, look) {
     if (!st || !st.status || st.status === 'ready') return null;
     switch (st.status) {
@@ -64,6 +65,7 @@
       case 'waiting for reveal':
         return { key: 'waiting', text: 'waiting for reveal' };
       case 'needs a look':
+        look = look || st.look;
         if (cameraFailed(look)) return { key: 'waiting', text: 'waiting for reveal (the camera failed)' };
         var w = lookWords(look);
         return { key: 'look', text: 'needs a look' + (w ? ': ' + w : '') };
