@@ -86,15 +86,11 @@ func (r *Referee) maybeCapture() {
 	r.capture.running = true
 	attempt := r.capture.attempt
 	r.updateStatus()
-	keep := r.cfg.Examples != nil
 	go func() {
 		start := r.cfg.Clock.Now()
-		dice, fr, frame, err := r.read(keep)
+		dice, frame, err := r.read()
 		took := r.cfg.Clock.Now().Sub(start)
-		r.post(func() {
-			r.keepFrame(version, frame, dice)
-			r.captured(version, attempt, kind, want, dice, fr, took, err)
-		})
+		r.post(func() { r.captured(version, attempt, kind, want, dice, frame, took, err) })
 	}()
 }
 
@@ -128,10 +124,10 @@ func (r *Referee) noteAccepted(a engine.Action) {
 	}
 }
 
-// read captures an image and reads its dice. The frame goes to the
-// operator page as JPEG (fr); with keep it also returns a copy of the
-// frame (nil when there is none), for the examples.
-func (r *Referee) read(keep bool) (dice []vision.Die, fr jpegFrame, frame *gocv.Mat, err error) {
+// read captures an image and reads its dice. It returns the frame too
+// (nil when there is none), for the operator page and the examples:
+// nothing is encoded or copied on the way to the result.
+func (r *Referee) read() (dice []vision.Die, frame *Frame, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("referee: reading the table: %v", p)
@@ -139,39 +135,37 @@ func (r *Referee) read(keep bool) (dice []vision.Die, fr jpegFrame, frame *gocv.
 	}()
 	img, err := r.cfg.Camera.Capture()
 	if err != nil {
-		return nil, fr, nil, fmt.Errorf("camera: %w", err)
+		return nil, nil, fmt.Errorf("camera: %w", err)
 	}
-	defer img.Close()
 	if img.Empty() {
-		return nil, fr, nil, errors.New("camera: empty image")
+		img.Close()
+		return nil, nil, errors.New("camera: empty image")
 	}
+	frame = newFrame(img)
 	dice, err = r.cfg.Reader.Read(img)
-	fr.jpeg, fr.w, fr.h = frameJPEG(img)
-	if keep && err == nil {
-		c := img.Clone()
-		frame = &c
-	}
-	return dice, fr, frame, err
+	return dice, frame, err
 }
 
 // captured takes a read's result on the referee's goroutine.
-func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, fr jpegFrame, took time.Duration, err error) {
+func (r *Referee) captured(version, attempt int, kind string, want map[string]int, dice []vision.Die, frame *Frame, took time.Duration, err error) {
 	r.capture.running = false
 	if version != r.accepted {
 		// The table moved on meanwhile (an operator entered the dice).
+		frame.close()
 		r.maybeCapture()
 		return
 	}
+	r.keepFrame(version, frame, dice)
 	what := strings.ReplaceAll(kind, "_", " ")
 	if err != nil {
 		r.onRead(took, "error", 0)
-		r.keepRead(kind, attempt, want, fr, nil, Look{}, err)
+		r.keepRead(kind, attempt, want, frame, nil, Look{}, err)
 		r.log.Warn("referee: reading the "+what+" failed", "attempt", attempt, "err", err)
 		r.needsLook(attempt, Look{}, err.Error())
 		return
 	}
 	look := CheckRead(dice, r.cfg.Zones, want)
-	r.keepRead(kind, attempt, want, fr, dice, look, nil)
+	r.keepRead(kind, attempt, want, frame, dice, look, nil)
 	if !look.OK {
 		r.onRead(took, "needs_look", len(look.Doubts))
 		r.log.Warn("referee: the "+what+" needs a look", "attempt", attempt, "dice_read", len(dice), "doubts", len(look.Doubts), "message", look.Message(), "took", took)
@@ -229,26 +223,18 @@ func (r *Referee) onRead(took time.Duration, result string, uncertain int) {
 	}
 }
 
-// keepFrame keeps the frame of a read for the examples while the table
-// is as it was read (version); an older frame is closed.
-func (r *Referee) keepFrame(version int, frame *gocv.Mat, dice []vision.Die) {
-	if frame == nil {
-		return
-	}
+// keepFrame keeps the frame of a read made while the table is as it is
+// now (version), with its dice, for the operator page and the examples;
+// the frame before it is closed.
+func (r *Referee) keepFrame(version int, frame *Frame, dice []vision.Die) {
 	r.dropFrame()
-	if version != r.accepted {
-		frame.Close()
-		return
-	}
 	r.capture.frame, r.capture.frameVersion, r.capture.frameDice = frame, version, dice
 }
 
 // dropFrame closes the kept frame, if any.
 func (r *Referee) dropFrame() {
-	if r.capture.frame != nil {
-		r.capture.frame.Close()
-		r.capture.frame, r.capture.frameDice = nil, nil
-	}
+	r.capture.frame.close()
+	r.capture.frame, r.capture.frameDice = nil, nil
 }
 
 // noteExample hands an accepted input to the examples: a reveal or an
@@ -261,9 +247,10 @@ func (r *Referee) noteExample(a engine.Action) {
 	}
 	var frame *gocv.Mat
 	var read []vision.Die
-	if (a.Type == engine.ActReveal || a.Type == engine.ActOpeningRoll) && r.capture.frame != nil && r.capture.frameVersion == r.accepted-1 {
-		frame, read = r.capture.frame, r.capture.frameDice
-		r.capture.frame, r.capture.frameDice = nil, nil
+	if (a.Type == engine.ActReveal || a.Type == engine.ActOpeningRoll) && r.capture.frameVersion == r.accepted-1 {
+		if img, ok := r.capture.frame.clone(); ok {
+			frame, read = &img, r.capture.frameDice
+		}
 	}
 	snap := r.table.Snapshot()
 	name := fmt.Sprintf("%s-g%d-%d", r.cfg.Table, snap.Game, r.table.Seq())

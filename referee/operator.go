@@ -2,6 +2,7 @@ package referee
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,8 +47,8 @@ type OperatorRead struct {
 	// or the operator's), once it took them; Source says whose.
 	Accepted map[string][]int `json:"accepted,omitempty"`
 	Source   string           `json:"source,omitempty"`
-	// Frame is the JPEG of the frame; nil without one.
-	Frame []byte `json:"-"`
+	// Frame is the frame the dice were read on; nil without one.
+	Frame *Frame `json:"-"`
 }
 
 // ReadDie is one die of a read, as the operator page draws it.
@@ -74,22 +75,90 @@ func (r *Referee) LastRead() *OperatorRead {
 	return r.reads.last.Load()
 }
 
+// Frame is a captured frame kept for the operator page and the examples.
+// It is encoded as JPEG only when the page asks for it, once, away from
+// the reveal's path. Its methods are safe from any goroutine, and on a
+// nil Frame; once closed it still gives a JPEG made before.
+type Frame struct {
+	mu   sync.Mutex
+	img  gocv.Mat
+	open bool
+	jpeg []byte
+	w, h int
+}
+
+func newFrame(img gocv.Mat) *Frame {
+	return &Frame{img: img, open: true, w: img.Cols(), h: img.Rows()}
+}
+
+// NewJPEGFrame returns a Frame that is already a JPEG of w by h pixels
+// (a frame from a file, a page's fixture).
+func NewJPEGFrame(jpeg []byte, w, h int) *Frame { return &Frame{jpeg: jpeg, w: w, h: h} }
+
+// Size returns the frame's width and height in pixels (0, 0 for none).
+func (f *Frame) Size() (w, h int) {
+	if f == nil {
+		return 0, 0
+	}
+	return f.w, f.h
+}
+
+// JPEG returns the frame as JPEG, or nil.
+func (f *Frame) JPEG() []byte {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.jpeg == nil && f.open {
+		f.jpeg = frameJPEG(f.img)
+	}
+	return f.jpeg
+}
+
+// clone returns a copy of the image, which the caller closes.
+func (f *Frame) clone() (gocv.Mat, bool) {
+	if f == nil {
+		return gocv.Mat{}, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.open {
+		return gocv.Mat{}, false
+	}
+	return f.img.Clone(), true
+}
+
+// close frees the image.
+func (f *Frame) close() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.open {
+		f.img.Close()
+		f.open = false
+	}
+}
+
 // frameJPEG encodes a captured frame for the operator page, or nil.
-func frameJPEG(img gocv.Mat) (b []byte, w, h int) {
+func frameJPEG(img gocv.Mat) []byte {
 	buf, err := gocv.IMEncodeWithParams(gocv.JPEGFileExt, img, []int{gocv.IMWriteJpegQuality, 80})
 	if err != nil {
-		return nil, 0, 0
+		return nil
 	}
 	defer buf.Close()
-	return slices.Clone(buf.GetBytes()), img.Cols(), img.Rows()
+	return slices.Clone(buf.GetBytes())
 }
 
 // keepRead stores a read of the table for the operator page.
-func (r *Referee) keepRead(kind string, attempt int, want map[string]int, fr jpegFrame, dice []vision.Die, look Look, err error) {
+func (r *Referee) keepRead(kind string, attempt int, want map[string]int, frame *Frame, dice []vision.Die, look Look, err error) {
 	snap := r.table.Snapshot()
 	rd := &OperatorRead{ID: r.reads.next.Add(1), Kind: kind, Game: snap.Game, Hand: snap.Hand, Attempt: attempt,
-		ReadAt: unixMS(r.cfg.Clock.Now()), OK: look.OK, Frame: fr.jpeg, Width: fr.w, Height: fr.h,
+		ReadAt: unixMS(r.cfg.Clock.Now()), OK: look.OK, Frame: frame,
 		Sides: snap.Sides, Star: snap.StarDie, Dice: []ReadDie{}, Seats: look.Counts}
+	rd.Width, rd.Height = frame.Size()
 	switch {
 	case err != nil:
 		rd.Message = "the camera failed: " + err.Error()
@@ -171,13 +240,8 @@ func (r *Referee) noteRead(a engine.Action, source string, before engine.Snapsho
 		}
 	default:
 		r.reads.last.Store(nil)
+		r.dropFrame()
 	}
-}
-
-// jpegFrame is a captured frame, encoded for the operator page.
-type jpegFrame struct {
-	jpeg []byte
-	w, h int
 }
 
 // unixMS is t as Unix milliseconds, to the microsecond.

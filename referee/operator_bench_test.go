@@ -24,7 +24,7 @@ func BenchmarkFrameJPEG(b *testing.B) {
 	var size int
 	b.ResetTimer()
 	for range b.N {
-		jpeg, _, _ := referee.FrameJPEG(img)
+		jpeg := referee.FrameJPEG(img)
 		size = len(jpeg)
 	}
 	b.ReportMetric(float64(size)/1024, "KiB")

@@ -27,8 +27,8 @@ func TestOperatorReadLifetime(t *testing.T) {
 		t.Errorf("read: got ok %v, kind %q, game %d, hand %d, attempt %d, accepted %v; want a reveal of game 1 hand 1 in doubt, attempt 1, not accepted",
 			rd.OK, rd.Kind, rd.Game, rd.Hand, rd.Attempt, rd.Accepted)
 	}
-	if !bytes.HasPrefix(rd.Frame, []byte{0xff, 0xd8}) || rd.Width != 640 || rd.Height != 480 {
-		t.Errorf("frame: got %d bytes starting % x, %dx%d; want a 640x480 JPEG", len(rd.Frame), rd.Frame[:min(2, len(rd.Frame))], rd.Width, rd.Height)
+	if jpeg := rd.Frame.JPEG(); !bytes.HasPrefix(jpeg, []byte{0xff, 0xd8}) || rd.Width != 640 || rd.Height != 480 {
+		t.Errorf("frame: got %d bytes starting % x, %dx%d; want a 640x480 JPEG", len(jpeg), jpeg[:min(2, len(jpeg))], rd.Width, rd.Height)
 	}
 	wantSeats := []referee.SeatCount{{Seat: "ann", Expected: 2, Seen: 1}, {Seat: "bob", Expected: 2, Seen: 2}}
 	if !slices.Equal(rd.Seats, wantSeats) {
@@ -52,7 +52,7 @@ func TestOperatorReadLifetime(t *testing.T) {
 		t.Fatalf("operator's reveal: %+v", rep)
 	}
 	acc := h.ref.LastRead()
-	if acc == nil || acc.ID == rd.ID || acc.Source != referee.SourceMQTT || !slices.Equal(acc.Accepted["ann"], []int{3, 5}) || len(acc.Frame) == 0 {
+	if acc == nil || acc.ID == rd.ID || acc.Source != referee.SourceMQTT || !slices.Equal(acc.Accepted["ann"], []int{3, 5}) || len(acc.Frame.JPEG()) == 0 {
 		t.Fatalf("after the reveal: got %+v; want the same frame with ann's [3 5] accepted from mqtt", acc)
 	}
 	// The loser of the call opens the next hand; its first bid ends the

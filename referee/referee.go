@@ -14,8 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"gocv.io/x/gocv"
-
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee/journal"
@@ -157,9 +155,9 @@ type captureState struct {
 	forHand int // r.accepted at the call that the attempts count for
 	doubt   bool
 	stop    func() bool
-	// frame is the last read's frame, kept for the examples while the
-	// table is as read (frameVersion), with its dice.
-	frame        *gocv.Mat
+	// frame is the last read's frame, kept for the operator page and the
+	// examples while the table is as read (frameVersion), with its dice.
+	frame        *Frame
 	frameVersion int
 	frameDice    []vision.Die
 	// look is the last read's look while the status is needs a look.

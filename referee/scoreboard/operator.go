@@ -30,8 +30,8 @@ func (s *server) operatorRead(w http.ResponseWriter, r *http.Request) {
 	if s.o.Reads != nil {
 		if rd := s.o.Reads.LastRead(); rd != nil {
 			out.Read = rd
-			if len(rd.Frame) > 0 {
-				out.Frame = "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(rd.Frame)
+			if jpeg := rd.Frame.JPEG(); len(jpeg) > 0 {
+				out.Frame = "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(jpeg)
 			}
 		}
 	}

@@ -20,7 +20,7 @@ func (f fixedReads) LastRead() *referee.OperatorRead { return f.rd }
 // behind the command accounts' login beyond it; without accounts it is
 // refused, not opened.
 func TestOperatorReadLogin(t *testing.T) {
-	rd := &referee.OperatorRead{ID: 7, Kind: "reveal", Game: 1, Hand: 2, Width: 2, Height: 2, Frame: []byte{0xff, 0xd8, 0xff}}
+	rd := &referee.OperatorRead{ID: 7, Kind: "reveal", Game: 1, Hand: 2, Width: 2, Height: 2, Frame: referee.NewJPEGFrame([]byte{0xff, 0xd8, 0xff}, 2, 2)}
 	users := map[string]string{"op": "s3cret"}
 	for _, tc := range []struct {
 		name       string
