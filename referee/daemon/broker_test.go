@@ -1,14 +1,12 @@
 package daemon_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,29 +14,12 @@ import (
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // A broker the daemon cannot reach: the first failed attempt is in the
 // log at once with its cause, and /metrics counts the failed attempts and
 // names the last one's cause while the table runs without the broker.
 func TestBrokerFailuresShowInLogAndMetrics(t *testing.T) {
 	c := testConfig(t, fmt.Sprintf("tcp://127.0.0.1:%d", mqtttest.FreePort(t)))
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	web := make(chan string, 1)

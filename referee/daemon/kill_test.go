@@ -307,14 +307,10 @@ func killTable(t *testing.T, seed uint64, presets []string) (c config.Config, di
 	return c, dir, cfgPath, sub, drv
 }
 
-// startChild runs the daemon on the configuration at cfgPath in a child
-// process (this test binary again, TestMain's childEnv), its log appended
-// to dir/daemon.log, with env added to its environment, and waits for its
-// "online" on sub (table t1). The WaitGroup is done when it has exited.
-func startChild(t *testing.T, dir, cfgPath string, sub *mqtttest.Subscriber, env ...string) (*exec.Cmd, *sync.WaitGroup) {
+// spawn starts cmd with its output appended to dir/daemon.log. The
+// WaitGroup is done when it has exited.
+func spawn(t *testing.T, dir string, cmd *exec.Cmd) *sync.WaitGroup {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), childEnv+"="+cfgPath), env...)
 	logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	cmd.Stdout, cmd.Stderr = io.Discard, logf
 	if err := cmd.Start(); err != nil {
@@ -323,6 +319,18 @@ func startChild(t *testing.T, dir, cfgPath string, sub *mqtttest.Subscriber, env
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
+	return &wg
+}
+
+// startChild runs the daemon on the configuration at cfgPath in a child
+// process (this test binary again, TestMain's childEnv), its log appended
+// to dir/daemon.log, with env added to its environment, and waits for its
+// "online" on sub (table t1). The WaitGroup is done when it has exited.
+func startChild(t *testing.T, dir, cfgPath string, sub *mqtttest.Subscriber, env ...string) (*exec.Cmd, *sync.WaitGroup) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+cfgPath), env...)
+	wg := spawn(t, dir, cmd)
 	// Wait for this run's "online" (after the last status seen).
 	mark := len(sub.Messages())
 	sub.Wait(t, 15*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
@@ -333,7 +341,7 @@ func startChild(t *testing.T, dir, cfgPath string, sub *mqtttest.Subscriber, env
 		}
 		return false
 	})
-	return cmd, &wg
+	return cmd, wg
 }
 
 // receivedEvents waits until sub has received n events of table t1 (every

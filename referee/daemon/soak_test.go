@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -163,15 +162,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 		if bin != "" {
 			cmd = exec.Command(bin, "run", "--config", cfgPath, "--http", "off")
 		}
-		logf, _ := os.OpenFile(filepath.Join(dir, "daemon.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		cmd.Stdout, cmd.Stderr = io.Discard, logf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = cmd.Wait(); logf.Close() }()
-		return cmd, &wg
+		return cmd, spawn(t, dir, cmd)
 	}
 	online := func(sub *mqtttest.Subscriber, mark int) {
 		sub.Wait(t, 30*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
