@@ -106,23 +106,12 @@ func (d *Driver) lay(ch referee.Change) {
 		Seat string `json:"seat"`
 	}
 	_ = json.Unmarshal(ch.Line, &a)
-	switch {
-	case ch.Snapshot.Bid == nil:
-		d.bids = nil
-	case a.Type == engine.ActBid:
-		d.bids = append(d.bids, *ch.Snapshot.Bid)
-	}
 	switch a.Type {
 	case engine.ActNewGame:
 		d.Table.Roll(nil, ch.Snapshot.Sides)
 	case engine.ActFold:
 		d.Table.Remove(a.Seat)
 		d.warm()
-	case engine.ActReveal:
-		d.reveals++
-		if d.Revealed != nil {
-			d.Revealed(d.reveals)
-		}
 	}
 	for _, e := range ch.Events {
 		if h, ok := e.(*engine.HandStarted); ok {
@@ -136,7 +125,9 @@ func (d *Driver) lay(ch referee.Change) {
 	}
 }
 
-// note takes an accepted input into the driver's view of the game.
+// note takes an accepted input into the driver's view of the game: the
+// hand's bids and the reveals count here, on the driver's goroutine, which
+// reads them (lay runs on the referee's).
 func (d *Driver) note(ch referee.Change) {
 	d.version++
 	d.snap = ch.Snapshot
@@ -145,6 +136,18 @@ func (d *Driver) note(ch referee.Change) {
 		Seat string `json:"seat"`
 	}
 	_ = json.Unmarshal(ch.Line, &a)
+	switch {
+	case ch.Snapshot.Bid == nil:
+		d.bids = nil
+	case a.Type == engine.ActBid:
+		d.bids = append(d.bids, *ch.Snapshot.Bid)
+	}
+	if a.Type == engine.ActReveal {
+		d.reveals++
+		if d.Revealed != nil {
+			d.Revealed(d.reveals)
+		}
+	}
 	d.narrate(ch, a.Type, a.Seat)
 }
 
