@@ -18,21 +18,19 @@ import (
 // where the doubtful dice lie and which seats' counts do not match. It
 // holds no face.
 type lookMessage struct {
-	Type    string      `json:"type"`
-	Table   string      `json:"table"`
-	Game    int         `json:"game"`
-	Hand    int         `json:"hand"`
-	Attempt int         `json:"attempt"`
-	Message string      `json:"message"`
-	Seats   []SeatCount `json:"seats"`
-	Dice    []Doubt     `json:"dice"`
+	Type  string `json:"type"`
+	Table string `json:"table"`
+	Game  int    `json:"game"`
+	Hand  int    `json:"hand"`
+	stateLook
 	// RetryMS is when the camera captures again, in milliseconds.
 	RetryMS int64 `json:"retry_ms"`
 }
 
-// stateLook is the state's summary of the read that needs a look: the
-// vision message's attempt, message, seat counts and doubtful dice (no
-// face), while the status is needs a look.
+// stateLook is what a read that needs a look doubts: its attempt, what
+// needs a look, the seats' counts and the doubtful dice (no face). The
+// vision message carries it, and the state while the status is needs a
+// look.
 type stateLook struct {
 	Attempt int         `json:"attempt"`
 	Message string      `json:"message"`
@@ -194,8 +192,9 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 func (r *Referee) needsLook(attempt int, look Look, message string) {
 	r.capture.doubt = true
 	snap := r.table.Snapshot()
-	msg := lookMessage{Type: "needs_a_look", Table: r.cfg.Table, Game: snap.Game, Hand: snap.Hand, Attempt: attempt,
-		Message: message, Seats: look.Counts, Dice: look.Doubts, RetryMS: r.cfg.RetryCapture.Milliseconds()}
+	msg := lookMessage{Type: "needs_a_look", Table: r.cfg.Table, Game: snap.Game, Hand: snap.Hand,
+		stateLook: stateLook{Attempt: attempt, Message: message, Seats: look.Counts, Dice: look.Doubts},
+		RetryMS:   r.cfg.RetryCapture.Milliseconds()}
 	if msg.Seats == nil {
 		msg.Seats = []SeatCount{}
 	}
@@ -204,7 +203,7 @@ func (r *Referee) needsLook(attempt int, look Look, message string) {
 	}
 	// The retained state carries the look too, so that a page opened (or
 	// reconnected) after the vision message still says what is in doubt.
-	r.capture.look = &stateLook{Attempt: attempt, Message: message, Seats: msg.Seats, Dice: msg.Dice}
+	r.capture.look = &msg.stateLook
 	r.updateStatus()
 	r.publishState()
 	if b, err := json.Marshal(msg); err == nil {
