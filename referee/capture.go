@@ -246,13 +246,13 @@ func (r *Referee) noteExample(a engine.Action) {
 	}
 	var frame *gocv.Mat
 	var read []vision.Die
+	var name string
 	if (a.Type == engine.ActReveal || a.Type == engine.ActOpeningRoll) && r.capture.frameVersion == r.accepted-1 {
 		if img, ok := r.capture.frame.clone(); ok {
 			frame, read = &img, r.capture.frameDice
+			name = fmt.Sprintf("%s-g%d-%d", r.cfg.Table, r.table.Snapshot().Game, r.table.Seq())
 		}
 	}
-	snap := r.table.Snapshot()
-	name := fmt.Sprintf("%s-g%d-%d", r.cfg.Table, snap.Game, r.table.Seq())
 	if err := r.cfg.Examples.accept(a, name, frame, read, r.cfg.Zones); err != nil {
 		r.log.Warn("referee: keeping the example failed", "err", err)
 	}
