@@ -103,6 +103,8 @@ func TestSynthUsage(t *testing.T) {
 		{"synth", "-o", t.TempDir(), "-format", "gif"},
 		{"synth", "-o", t.TempDir(), "-width", "320"},
 		{"synth", "-o", t.TempDir(), "stray"},
+		{"synth", "-o", t.TempDir(), "-house", "120,10,20"},
+		{"synth", "-o", t.TempDir(), "-house", "120,10,20/230,190,300"},
 		{"synth", "-bogus"},
 	} {
 		if code, _, _ := run1(t, args...); code != 2 {
