@@ -19,6 +19,10 @@ type Action struct {
 	Shown []int
 	// Dice are each seat's faces, for reveal and opening_roll.
 	Dice map[string][]int
+	// Unconfirmed lists, per seat, the positions in Dice[seat] of a
+	// reveal's dice the camera did not read for sure: their doubt could not
+	// change the resolution (Table.Settle), and the events mark them.
+	Unconfirmed map[string][]int
 
 	// Bluff asks for a bluff check against the next seat, a computer seat,
 	// with this bid.

@@ -344,7 +344,7 @@ func (g *game) unknownSeatIn(dice map[string][]int) *Rejection {
 
 // firstName returns the first name of dice, in name order, for which bad
 // is true; ok is false when there is none.
-func firstName(dice map[string][]int, bad func(name string) bool) (first string, ok bool) {
+func firstName[V any](dice map[string]V, bad func(name string) bool) (first string, ok bool) {
 	for name := range dice {
 		if (!ok || name < first) && bad(name) {
 			first, ok = name, true
@@ -397,6 +397,10 @@ func (g *game) doReveal(a Action) *Rejection {
 	if r != nil {
 		return r
 	}
+	unconfirmed, r := g.checkUnconfirmed(a, dice)
+	if r != nil {
+		return r
+	}
 	before := g.clone() // the game awaiting this reveal, for a correction
 	revealed := make(map[string][]int, len(dice))
 	for i, faces := range dice {
@@ -408,10 +412,43 @@ func (g *game) doReveal(a Action) *Rejection {
 			revealed[st.name] = st.hidden
 		}
 	}
-	g.emit(&Revealed{Header: Header{Type: EvRevealed}, Dice: revealed})
+	g.emit(&Revealed{Header: Header{Type: EvRevealed}, Dice: revealed, Unconfirmed: unconfirmed})
 	g.resolve(dice)
-	g.correct = &correction{before: before, dice: revealed}
+	g.correct = &correction{before: before, dice: revealed, unconfirmed: unconfirmed}
 	return nil
+}
+
+// checkUnconfirmed checks a reveal's unconfirmed dice: each a position, in
+// increasing order, among the dice given for a seat whose dice were
+// given. A correction confirms every die: its list is ignored. It returns
+// the list without empty seats (nil when none is left).
+func (g *game) checkUnconfirmed(a Action, dice map[int][]int) (map[string][]int, *Rejection) {
+	if a.Type != ActReveal || len(a.Unconfirmed) == 0 {
+		return nil, nil
+	}
+	if name, bad := firstName(a.Unconfirmed, func(name string) bool {
+		i, r := g.seatOf(name)
+		_, given := dice[i]
+		return r != nil || !given
+	}); bad {
+		return nil, reject(BadReveal, "unconfirmed names %s, whose dice the reveal does not give", name)
+	}
+	out := make(map[string][]int, len(a.Unconfirmed))
+	for name, at := range a.Unconfirmed {
+		i, _ := g.seatOf(name)
+		for k, p := range at {
+			if p < 0 || p >= len(dice[i]) || (k > 0 && p <= at[k-1]) {
+				return nil, reject(BadReveal, "unconfirmed %v is not a list of %s's dice in increasing order (0 to %d)", at, name, len(dice[i])-1)
+			}
+		}
+		if len(at) > 0 {
+			out[name] = slices.Clone(at)
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 func (g *game) doOpeningRoll(a Action) *Rejection {

@@ -31,14 +31,18 @@ type CorrectableView struct {
 	Game int              `json:"game"`
 	Hand int              `json:"hand"`
 	Dice map[string][]int `json:"dice"`
+	// Unconfirmed are the reveal's dice the camera did not read for sure
+	// (Revealed's list); a correction confirms them.
+	Unconfirmed map[string][]int `json:"unconfirmed,omitempty"`
 }
 
 // correction is what a game keeps of its last accepted reveal while it
 // may be corrected: the game as it stood awaiting that reveal, and the
 // dice accepted for it.
 type correction struct {
-	before *game
-	dice   map[string][]int
+	before      *game
+	dice        map[string][]int
+	unconfirmed map[string][]int
 }
 
 // clone returns a deep copy of the game: its seats, its bid and its
@@ -84,7 +88,14 @@ func (t *Table) Correctable() *CorrectableView {
 	for name, faces := range g.correct.dice {
 		dice[name] = slices.Clone(faces)
 	}
-	return &CorrectableView{Game: g.correct.before.number, Hand: g.correct.before.hand, Dice: dice}
+	var unconfirmed map[string][]int
+	for name, at := range g.correct.unconfirmed {
+		if unconfirmed == nil {
+			unconfirmed = map[string][]int{}
+		}
+		unconfirmed[name] = slices.Clone(at)
+	}
+	return &CorrectableView{Game: g.correct.before.number, Hand: g.correct.before.hand, Dice: dice, Unconfirmed: unconfirmed}
 }
 
 // doCorrect resolves the last accepted reveal's hand again with the

@@ -59,6 +59,11 @@ type Folded struct {
 type Revealed struct {
 	Header
 	Dice map[string][]int `json:"dice"`
+	// Unconfirmed lists, per seat, the positions in Dice[seat] of the dice
+	// the camera did not read for sure (the reveal's own list): no doubt of
+	// theirs could change the resolution, and their faces here are
+	// stand-ins, not reads.
+	Unconfirmed map[string][]int `json:"unconfirmed,omitempty"`
 }
 
 // BidView is a bid as events show it.

@@ -30,11 +30,13 @@ type line struct {
 	Stake    *wholeNumber             `json:"stake"`
 	Shown    []wholeNumber            `json:"shown"`
 	Dice     map[string][]wholeNumber `json:"dice"`
-	Rules    *string                  `json:"rules"`
-	Seats    []seatName               `json:"seats"`
-	First    *string                  `json:"first"`
-	Seed     *seedNumber              `json:"seed"`
-	Options  *options                 `json:"options"`
+	// Unconfirmed marks a reveal's dice the camera did not read for sure.
+	Unconfirmed map[string][]wholeNumber `json:"unconfirmed"`
+	Rules       *string                  `json:"rules"`
+	Seats       []seatName               `json:"seats"`
+	First       *string                  `json:"first"`
+	Seed        *seedNumber              `json:"seed"`
+	Options     *options                 `json:"options"`
 	// Computer seats and the bluff check (new_game, bid).
 	Computer   map[string]computerSeat `json:"computer"`
 	BluffBonus map[string]wholeNumber  `json:"bluff_bonus"`
@@ -60,7 +62,7 @@ func onlyKnown(fields map[string]json.RawMessage, names []string) bool {
 var fieldsOf = map[string][]string{
 	engine.ActNewGame:     {"rules", "seats", "first", "seed", "options", "computer", "bluff_bonus", "bluff_check"},
 	engine.ActOpeningRoll: {"dice"},
-	engine.ActReveal:      {"dice"},
+	engine.ActReveal:      {"dice", "unconfirmed"},
 	engine.ActCorrect:     {"dice"},
 	engine.ActBid:         {"seat", "quantity", "face", "stake", "bluff"},
 	engine.ActShow:        {"seat", "shown"},
@@ -221,6 +223,16 @@ func decodeStrict(b []byte) (engine.Action, error) {
 				return engine.Action{}, badInput("field %q must give %q a list of faces, not null", "dice", seat)
 			}
 			a.Dice[seat] = ints(faces)
+		}
+		if a.Type == engine.ActReveal && l.Unconfirmed != nil {
+			a.Unconfirmed = make(map[string][]int, len(l.Unconfirmed))
+			for _, seat := range slices.Sorted(maps.Keys(l.Unconfirmed)) {
+				at := l.Unconfirmed[seat]
+				if at == nil {
+					return engine.Action{}, badInput("field %q must give %q a list of positions, not null", "unconfirmed", seat)
+				}
+				a.Unconfirmed[seat] = ints(at)
+			}
 		}
 	case engine.ActBid:
 		need(l.Seat != nil, "seat")

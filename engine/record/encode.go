@@ -20,6 +20,9 @@ type wireLine struct {
 	Stake    *int              `json:"stake,omitempty"`
 	Shown    *[]int            `json:"shown,omitempty"`
 	Dice     *map[string][]int `json:"dice,omitempty"`
+	// Unconfirmed comes after dice: a reveal's dice, then which of them
+	// the camera did not read for sure.
+	Unconfirmed map[string][]int `json:"unconfirmed,omitempty"`
 
 	Computer   map[string]wireComputer `json:"computer,omitempty"`
 	BluffBonus map[string]int          `json:"bluff_bonus,omitempty"`
@@ -71,6 +74,9 @@ func Encode(a engine.Action) []byte {
 		w.Dice = &a.Dice
 		if a.Dice == nil {
 			w.Dice = &map[string][]int{}
+		}
+		if a.Type == engine.ActReveal {
+			w.Unconfirmed = a.Unconfirmed
 		}
 	}
 	b, err := json.Marshal(w)

@@ -53,6 +53,9 @@ func (e *eventEncoder) appendEvent(b []byte, ev engine.Event) (_ []byte, ok bool
 	case *engine.Revealed:
 		b = e.head(b, v.Header)
 		b = e.faces(append(b, ",\"dice\":"...), v.Dice)
+		if len(v.Unconfirmed) > 0 {
+			b = e.faces(append(b, ",\"unconfirmed\":"...), v.Unconfirmed)
+		}
 	case *engine.Resolved:
 		b = e.head(b, v.Header)
 		b = e.field(b, "call", v.Call)

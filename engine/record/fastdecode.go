@@ -273,6 +273,9 @@ func decodeFast(b []byte) (a engine.Action, ok bool) {
 			return a, false
 		}
 	case engine.ActReveal, engine.ActOpeningRoll:
+		if typ == engine.ActReveal && get("unconfirmed") != nil {
+			return a, false // rare: the strict path reads it
+		}
 		if a.Dice, ok = fastDice(get("dice")); !ok {
 			return a, false
 		}
