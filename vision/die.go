@@ -31,6 +31,13 @@ type Die struct {
 	// out). A die is confident only when they agree.
 	Net  *Opinion `json:"net,omitempty"`
 	Pips *Opinion `json:"pips,omitempty"`
+	// Likely lists, for an uncertain die, the faces it may show,
+	// likeliest first: each face the face network gives at least the
+	// reader's Possible bar, and the pip counter's; every face when the
+	// die cannot be read at all (cocked, half hidden, perhaps no die). A
+	// referee may settle a call on it when no face of the list could
+	// change the verdict. Empty for a confident die.
+	Likely []Opinion `json:"likely,omitempty"`
 }
 
 // Opinion is one witness's read of a die.

@@ -50,7 +50,15 @@ type Bars struct {
 	// a place is dropped (unless the finder is sure of it: then it is
 	// reported uncertain).
 	None float64 `json:"none"`
+	// Possible is the face classifier's probability at or above which a
+	// face is one a die in doubt may show (Die.Likely): readtrain chooses
+	// it on held-out dice so that no die in doubt's true face falls
+	// under it. A reader.json without it takes DefaultPossible.
+	Possible float64 `json:"possible,omitempty"`
 }
+
+// DefaultPossible is the Possible bar of a reader.json that names none.
+const DefaultPossible = 1e-3
 
 // validate says what is wrong with b, if anything.
 func (b Bars) validate() error {
@@ -61,6 +69,9 @@ func (b Bars) validate() error {
 		if !(v.p > 0 && v.p < 1) {
 			return fmt.Errorf("vision: bar %s is %v (want a probability between 0 and 1)", v.name, v.p)
 		}
+	}
+	if b.Possible < 0 || b.Possible >= 0.5 {
+		return fmt.Errorf("vision: bar possible %v is not from 0 to 0.5", b.Possible)
 	}
 	if b.Candidate > b.Found {
 		return fmt.Errorf("vision: bar candidate %v is above found %v", b.Candidate, b.Found)
@@ -78,6 +89,9 @@ func ParseBars(data []byte) (Bars, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
 		return Bars{}, fmt.Errorf("vision: bars: %w", err)
+	}
+	if b.Possible == 0 {
+		b.Possible = DefaultPossible
 	}
 	return b, b.validate()
 }

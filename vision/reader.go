@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -243,8 +244,41 @@ func (r *Reader) decide(c candidate, probs [faceClasses]float64, pips pipRead) (
 		// A place the finder doubts must be read confidently to be a die.
 		return Die{}, false
 	}
+	if d.Uncertain {
+		unreadable := none > p || probs[classUnreadable] >= p
+		d.Likely = r.likely(probs, pips, unreadable)
+	}
 	r.applyView(&d)
 	return d, true
+}
+
+// likely lists the faces a die in doubt may show, likeliest first: those
+// the classifier gives at least the Possible bar, with the dice's 1 as the
+// options know it, and the pip counter's face; every face when the die
+// cannot be read (any).
+func (r *Reader) likely(probs [faceClasses]float64, pips pipRead, any bool) []Opinion {
+	faces := make([]Opinion, 0, 7)
+	switch one, star := probs[0], probs[classStar]; {
+	case r.opts.StarDice:
+		faces = append(faces, Opinion{Face: 1, Star: true, Probability: one + star})
+	case r.opts.PlainDice:
+		faces = append(faces, Opinion{Face: 1, Probability: one + star})
+	default:
+		faces = append(faces, Opinion{Face: 1, Probability: one}, Opinion{Face: 1, Star: true, Probability: star})
+	}
+	for k := 1; k < 6; k++ {
+		faces = append(faces, Opinion{Face: k + 1, Probability: probs[k]})
+	}
+	sort.SliceStable(faces, func(i, j int) bool { return faces[i].Probability > faces[j].Probability })
+	var out []Opinion
+	for _, f := range faces {
+		counted := pips.face == f.Face && (pips.star == f.Star || r.opts.StarDice || r.opts.PlainDice)
+		if any || counted || f.Probability >= r.bars.Possible {
+			f.Probability = round3(f.Probability)
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // likeliest returns the classifier's likeliest face and its probability,
@@ -300,14 +334,27 @@ func (r *Reader) applyView(d *Die) {
 	if r.opts.View != ViewBottom || d.Face == 0 {
 		return
 	}
-	switch {
-	case d.Star:
-		d.Face, d.Star = 6, false
-	case d.Face == 6:
-		d.Face, d.Star = 1, r.opts.StarDice
-	default:
-		d.Face = 7 - d.Face
+	d.Face, d.Star = r.topFace(d.Face, d.Star)
+	likely := d.Likely[:0]
+	for _, o := range d.Likely {
+		o.Face, o.Star = r.topFace(o.Face, o.Star)
+		// Below, the star and a plain 1 both have a 6 on top: once.
+		if !slices.ContainsFunc(likely, func(l Opinion) bool { return l.Face == o.Face && l.Star == o.Star }) {
+			likely = append(likely, o)
+		}
 	}
+	d.Likely = likely
+}
+
+// topFace is the top face of a die whose bottom shows face (star).
+func (r *Reader) topFace(face int, star bool) (int, bool) {
+	switch {
+	case star:
+		return 6, false
+	case face == 6:
+		return 1, r.opts.StarDice
+	}
+	return 7 - face, false
 }
 
 // String describes the reader for logs.

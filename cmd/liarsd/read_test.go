@@ -423,20 +423,24 @@ func TestReadOutputFormat(t *testing.T) {
 		for _, v := range list {
 			dice++
 			d, _ := v.(map[string]any)
-			// net, pips and reason are the witnesses' opinions and the
-			// doubt, where there are any.
+			// net, pips, reason and likely are the witnesses' opinions,
+			// the doubt and the faces a die in doubt may show, where there
+			// are any.
 			var required []string
 			for _, k := range keys(d) {
-				if k != "net" && k != "pips" && k != "reason" {
+				if k != "net" && k != "pips" && k != "reason" && k != "likely" {
 					required = append(required, k)
 				}
 			}
 			if got, want := required, []string{"confidence", "face", "size", "star", "uncertain", "x", "y"}; !slices.Equal(got, want) {
-				t.Errorf("die %v: keys %v; want %v (and net, pips, reason)", d, got, want)
+				t.Errorf("die %v: keys %v; want %v (and net, pips, reason, likely)", d, got, want)
 				continue
 			}
 			if _, ok := d["reason"]; ok != (d["uncertain"] == true) {
 				t.Errorf("die %v: a reason is given exactly when a die is uncertain", d)
+			}
+			if l, ok := d["likely"].([]any); ok != (d["uncertain"] == true) || (ok && len(l) == 0) {
+				t.Errorf("die %v: the faces it may show are listed exactly when a die is uncertain", d)
 			}
 			face, _ := d["face"].(float64)
 			star, starOK := d["star"].(bool)

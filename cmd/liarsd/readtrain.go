@@ -150,6 +150,11 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		return 1
 	}
 	m.Bars.Agreed, m.Bars.Alone = chosenAgreed, chosenAlone
+	possible, err := choosePossible(ctx, *m, *photos, names, byImage, *tables, stdout)
+	if err != nil {
+		return fail(err)
+	}
+	m.Bars.Possible = possible
 	data, err := json.MarshalIndent(m.Bars, "", "  ")
 	if err != nil {
 		return fail(err)
@@ -181,4 +186,76 @@ func atBars(dice []vision.Die, agreed, alone float64) []vision.Die {
 		out[i] = d
 	}
 	return out
+}
+
+// possibleBars are the Possible bars readtrain tries, highest first.
+var possibleBars = []float64{1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5}
+
+// choosePossible chooses the Possible bar: the highest under which no
+// held-out die's true face falls, so that a die in doubt's list of faces
+// (vision.Die.Likely) always holds its face. Every die is read as in
+// doubt (bars at their top), with every face it may show down to the
+// lowest bar tried, and the true face's probability is taken where the
+// pip counter does not name it.
+func choosePossible(ctx context.Context, m vision.Models, photos string, names []string, byImage map[string][]vision.Label, tables int, stdout io.Writer) (float64, error) {
+	all := m
+	all.Bars.Agreed, all.Bars.Alone, all.Bars.Possible = 0.999999, 0.999999, possibleBars[len(possibleBars)-1]
+	reader, err := vision.NewReader(vision.Options{Models: &all, MinConfidence: 0.999})
+	if err != nil {
+		return 0, err
+	}
+	defer reader.Close()
+	var lowest []float64 // each read die's true face's probability
+	take := func(dice []vision.Die, labels []vision.Label) {
+		for li, k := range vision.Match(dice, labels) {
+			if k < 0 || len(dice[k].Likely) == 0 {
+				continue
+			}
+			l := labels[li]
+			p := 0.0
+			for _, o := range dice[k].Likely {
+				if o.Face == l.Face && o.Star == l.Star {
+					p = o.Probability
+					if dice[k].Pips != nil && dice[k].Pips.Face == l.Face && dice[k].Pips.Star == l.Star {
+						p = 1 // the counter's face is always listed
+					}
+				}
+			}
+			lowest = append(lowest, p)
+		}
+	}
+	for _, name := range names {
+		img, err := vision.LoadImage(filepath.Join(photos, "train", name))
+		if err != nil {
+			return 0, err
+		}
+		dice, err := reader.Read(img)
+		img.Close()
+		if err != nil {
+			return 0, err
+		}
+		take(dice, byImage[name])
+	}
+	for i := 0; i < tables; i++ {
+		c, img, err := readVaried(ctx, reader, uint64(variedSeed+i))
+		if err != nil {
+			return 0, err
+		}
+		img.Close()
+		take(c.dice, c.labels)
+	}
+	for _, bar := range possibleBars {
+		out := 0
+		for _, p := range lowest {
+			if p < bar {
+				out++
+			}
+		}
+		if out == 0 {
+			fmt.Fprintf(stdout, "possible bar %g: every true face of %d held-out dice at or above it\n", bar, len(lowest))
+			return bar, nil
+		}
+	}
+	fmt.Fprintf(stdout, "possible bar: some true face lies under every bar tried; %g chosen\n", possibleBars[len(possibleBars)-1])
+	return possibleBars[len(possibleBars)-1], nil
 }
