@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/liarsd/liarsd/calibration"
+	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -57,6 +58,9 @@ type Doubt struct {
 	// Reason is "uncertain" (the face could not be read reliably) or
 	// "no_seat" (the die lies in no seat's zone).
 	Reason string `json:"reason"`
+	// Matters reports, for a reveal the referee could not settle, that
+	// this die's doubt could change the verdict (engine.Settlement).
+	Matters bool `json:"matters,omitempty"`
 }
 
 // SeatCount compares the dice seen at a seat with those it holds.
@@ -74,6 +78,9 @@ type Look struct {
 	Dice   map[string][]int
 	Doubts []Doubt
 	Counts []SeatCount
+	// Why says, for a reveal in doubt, what its doubt could change
+	// ("bob's die could make two 5s true"); empty when that is not known.
+	Why string
 }
 
 // Message describes a look that is not OK, for people: how many dice are
@@ -101,7 +108,11 @@ func (l Look) Message() string {
 			parts = append(parts, fmt.Sprintf("%s has %s, %d seen", c.Seat, diceCount(c.Expected), c.Seen))
 		}
 	}
-	return strings.Join(parts, "; ")
+	msg := strings.Join(parts, "; ")
+	if l.Why != "" {
+		msg += ": " + l.Why
+	}
+	return msg
 }
 
 // diceCount says n dice in words: "1 die", "2 dice".
@@ -158,6 +169,61 @@ func CheckRead(dice []vision.Die, zones Zones, want map[string]int) Look {
 }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+// SettleRead gives the engine a read of the reveal that is in doubt, seat
+// by seat in the reader's order: a die read confidently is sure of its
+// face, a die in doubt may show the faces the reader lists for it
+// (vision.Die.Likely; its face alone when it lists none). Dice outside
+// every zone, and those of seats not in want, are left out: a seat with
+// too few dice has the rest as unseen, any face.
+func SettleRead(dice []vision.Die, zones Zones, want map[string]int) map[string][]engine.ReadDie {
+	out := make(map[string][]engine.ReadDie, len(want))
+	for seat := range want {
+		out[seat] = []engine.ReadDie{}
+	}
+	for _, d := range dice {
+		seat, ok := zones.SeatOf(d)
+		if _, inHand := want[seat]; !ok || !inHand {
+			continue
+		}
+		if !d.Uncertain && d.Face >= 1 {
+			out[seat] = append(out[seat], engine.ReadDie{Faces: []int{d.Face}, Sure: true})
+			continue
+		}
+		var faces []int // none listed: any face
+		for _, o := range d.Likely {
+			if !slices.Contains(faces, o.Face) {
+				faces = append(faces, o.Face)
+			}
+		}
+		out[seat] = append(out[seat], engine.ReadDie{Faces: faces})
+	}
+	return out
+}
+
+// markMatters marks the look's doubts whose dice could change the verdict
+// (matters: the engine's, per seat in the order of SettleRead).
+func (l *Look) markMatters(dice []vision.Die, zones Zones, want map[string]int, matters map[string][]bool) {
+	at := map[string]int{}
+	k := 0
+	for _, d := range dice {
+		seat, ok := zones.SeatOf(d)
+		if _, inHand := want[seat]; !ok || !inHand {
+			if !ok {
+				k++ // a no_seat doubt
+			}
+			continue
+		}
+		i := at[seat]
+		at[seat]++
+		if d.Uncertain || d.Face < 1 {
+			if k < len(l.Doubts) && i < len(matters[seat]) {
+				l.Doubts[k].Matters = matters[seat][i]
+			}
+			k++
+		}
+	}
+}
 
 // CalibratedZones assigns dice by a calibration's seat zones (on the board,
 // in millimetres, through the board's measured geometry): the seat whose

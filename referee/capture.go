@@ -163,6 +163,26 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 		return
 	}
 	look := CheckRead(dice, r.cfg.Zones, want)
+	if !look.OK && kind == engine.ActReveal {
+		// A doubt that cannot change the verdict does not stop the table.
+		set, rej := r.table.Settle(SettleRead(dice, r.cfg.Zones, want))
+		switch {
+		case rej != nil:
+			r.log.Warn("referee: the engine refused the read in doubt", "err", rej)
+		case set.Settled:
+			r.keepRead(kind, attempt, want, frame, dice, look, nil)
+			r.onRead(took, "unconfirmed", len(look.Doubts))
+			r.log.Info("referee: reveal read; its doubt cannot change the verdict", "attempt", attempt, "dice", len(dice), "unconfirmed", set.Unconfirmed, "took", took)
+			rep := r.apply(revealLine(set.Dice, set.Unconfirmed), SourceCamera)
+			if !rep.OK {
+				r.needsLook(attempt, Look{Counts: look.Counts}, "the read does not fit the table ("+string(rep.Reason)+")")
+			}
+			return
+		default:
+			look.Why = set.Why
+			look.markMatters(dice, r.cfg.Zones, want, set.Matters)
+		}
+	}
 	r.keepRead(kind, attempt, want, frame, dice, look, nil)
 	if !look.OK {
 		r.onRead(took, "needs_look", len(look.Doubts))

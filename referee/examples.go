@@ -53,6 +53,10 @@ type example struct {
 	read  []vision.Die
 	zones Zones
 	final map[string][]int
+	// unconfirmed reports that final holds stand-ins for dice the camera
+	// did not read for sure (a reveal settled in doubt): until a
+	// correction names every face, the example is not kept.
+	unconfirmed bool
 }
 
 // OpenExamples makes dir (and dir/train) if needed and writes
@@ -83,13 +87,15 @@ func (e *Examples) Counts() (written, skipped int) {
 // accept takes an accepted record line. A reveal or opening roll with a
 // frame becomes the pending example (frame is taken, and closed by e); a
 // correction replaces the pending example's dice; any other line writes
-// the pending example out. It returns an error only when writing failed.
+// the pending example out, unless its reveal has dice the camera did not
+// read for sure and no correction named them: an unconfirmed die's face
+// is a stand-in, never a label. It returns an error only when writing failed.
 func (e *Examples) accept(a engine.Action, name string, frame *gocv.Mat, read []vision.Die, zones Zones) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if a.Type == engine.ActCorrect { // an example waits for it until the table moves on
 		if e.pending != nil {
-			e.pending.final = a.Dice
+			e.pending.final, e.pending.unconfirmed = a.Dice, false
 		}
 		if frame != nil {
 			frame.Close()
@@ -98,7 +104,7 @@ func (e *Examples) accept(a engine.Action, name string, frame *gocv.Mat, read []
 	}
 	err := e.flushLocked()
 	if (a.Type == engine.ActReveal || a.Type == engine.ActOpeningRoll) && frame != nil {
-		e.pending = &example{name: name, frame: *frame, read: read, zones: zones, final: a.Dice}
+		e.pending = &example{name: name, frame: *frame, read: read, zones: zones, final: a.Dice, unconfirmed: len(a.Unconfirmed) > 0}
 	} else if frame != nil {
 		frame.Close()
 	}
@@ -120,7 +126,7 @@ func (e *Examples) flushLocked() error {
 	e.pending = nil
 	defer p.frame.Close()
 	labels, ok := LabelRead(p.read, p.zones, p.final)
-	if !ok || len(labels) == 0 {
+	if p.unconfirmed || !ok || len(labels) == 0 {
 		e.skipped++
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,8 +44,9 @@ func TestExamplesKeepTheOperatorsReveal(t *testing.T) {
 	if w, _ := ex.Counts(); w != 0 {
 		t.Fatalf("%d examples written before the table moved on; want 0 (a correction may still come)", w)
 	}
-	// The next hand's first bid: the reveal is final.
-	if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`); !rep.OK {
+	// The next hand's first bid (ann lost a die: she opens): the reveal
+	// is final.
+	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); !rep.OK {
 		t.Fatalf("bid: %+v", rep)
 	}
 	h.stop()
@@ -170,6 +172,21 @@ func TestExamplesKeepTheCorrection(t *testing.T) {
 // table, the harness, the examples and their folder.
 func examplesTable(t *testing.T, faces [4]int, doubt int) ([]synth.Die, *harness, *referee.Examples, string) {
 	t.Helper()
+	// Two 2s: the die in doubt (any face: the reader lists none) could
+	// make the bid true, so the referee asks for a look.
+	truth, h, ex, dir := examplesTableBid(t, faces, doubt, `{"type":"bid","seat":"ann","quantity":2,"face":2}`)
+	h.rec.waitFor(t, "a look asked for", func() bool {
+		h.rec.mu.Lock()
+		defer h.rec.mu.Unlock()
+		return len(h.rec.vision) >= 1
+	})
+	return truth, h, ex, dir
+}
+
+// examplesTableBid is examplesTable with the bid that bob challenges: it
+// returns once the challenge is taken.
+func examplesTableBid(t *testing.T, faces [4]int, doubt int, bid string) ([]synth.Die, *harness, *referee.Examples, string) {
+	t.Helper()
 	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: []string{"ann", "bob"}}
 	pos := layout.Positions()
 	white := synth.Palettes[0]
@@ -190,12 +207,41 @@ func examplesTable(t *testing.T, faces [4]int, doubt int) ([]synth.Die, *harness
 		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour, Examples: ex,
 	})
 	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
+	h.do(t, bid)
 	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	h.rec.waitFor(t, "a look asked for", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return len(h.rec.vision) >= 1
-	})
 	return truth, h, ex, dir
+}
+
+// A reveal settled with a die the camera did not read for sure is not
+// kept: the die's face is a stand-in, never a label. A correction that
+// names every face makes it an example again.
+func TestExamplesSkipUnconfirmedDice(t *testing.T) {
+	for _, correct := range []bool{false, true} {
+		// One 2: bob's 2 makes it true whatever the die in doubt shows.
+		_, h, ex, dir := examplesTableBid(t, [4]int{3, 6, 5, 2}, 2, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
+		h.rec.waitFor(t, "the reveal settled", func() bool { return strings.Contains(h.rec.eventLines(), `"unconfirmed":{"bob":[0]}`) })
+		if correct {
+			if rep := h.do(t, `{"type":"correct","dice":{"ann":[3,6],"bob":[5,2]}}`); !rep.OK {
+				t.Fatalf("correction: %+v", rep)
+			}
+		}
+		if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`); !rep.OK {
+			t.Fatalf("bid: %+v", rep)
+		}
+		h.stop()
+		w, s := ex.Counts()
+		if want := map[bool]int{false: 0, true: 1}[correct]; w != want || s != 1-want {
+			t.Errorf("corrected %v: written %d, skipped %d; want %d, %d", correct, w, s, want, 1-want)
+		}
+		if correct {
+			faces := []string{}
+			for _, row := range readCSV(t, filepath.Join(dir, "labels.csv"))[1:] {
+				faces = append(faces, row[2])
+			}
+			slices.Sort(faces)
+			if want := []string{"2", "3", "5", "6"}; !slices.Equal(faces, want) {
+				t.Errorf("kept faces %v; want %v", faces, want)
+			}
+		}
+	}
 }

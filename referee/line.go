@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/record"
 )
 
 // field is one member of a JSON object, in the order it was written.
@@ -140,6 +143,12 @@ func diceLine(kind string, dice map[string][]int) []byte {
 		panic(fmt.Sprintf("referee: marshalling a %s: %v", kind, err)) // maps of ints always marshal
 	}
 	return b
+}
+
+// revealLine is a reveal whose dice at the positions unconfirmed lists
+// were not read for sure (record line "unconfirmed").
+func revealLine(dice, unconfirmed map[string][]int) []byte {
+	return record.Encode(engine.Action{Type: engine.ActReveal, Dice: dice, Unconfirmed: unconfirmed})
 }
 
 // withDefaults fills a new_game line's missing rules and seats (and its

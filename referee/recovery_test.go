@@ -223,7 +223,7 @@ func TestNoGoroutineOutlivesRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{Camera: cam, Reader: reader, Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 10 * time.Millisecond})
 	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":1}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":3}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":3}`) // bob's die in doubt could make it true
 	h.do(t, `{"type":"challenge","seat":"bob"}`)
 	h.rec.waitFor(t, "a few looks", func() bool {
 		h.rec.mu.Lock()

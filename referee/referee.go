@@ -66,7 +66,8 @@ type Config struct {
 	// accepted input. It must not block.
 	Observe func(Change)
 	// OnRead, when set, is called from the referee's goroutine after each
-	// camera read of a reveal with how long it took, its result ("ok",
+	// camera read of a reveal with how long it took, its result ("ok";
+	// "unconfirmed": dice in doubt that could not change the verdict;
 	// "needs_look" or "error") and the number of dice in doubt. It must
 	// not block.
 	OnRead func(took time.Duration, result string, uncertainDice int)

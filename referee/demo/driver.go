@@ -41,6 +41,7 @@ type Driver struct {
 	Say func(format string, args ...any)
 
 	changes chan referee.Change
+	tally   Tally
 	snap    engine.Snapshot
 	bids    []engine.BidSeat // the hand's bids, oldest first
 	version int
@@ -69,6 +70,40 @@ func (d *Driver) Observe(ch referee.Change) {
 func NewDriver() *Driver {
 	return &Driver{changes: make(chan referee.Change, 4096), acted: -1, done: make(chan struct{})}
 }
+
+// Tally counts the demo's reveals by how they were settled.
+type Tally struct {
+	// Reveals are the accepted reveals: Confident ones the camera read
+	// with every die sure, Unconfirmed ones it read with dice in doubt
+	// that could not change the verdict, and Looked ones that waited for
+	// a person (the operator entered the dice).
+	Reveals, Confident, Unconfirmed, Looked int
+}
+
+func (t *Tally) add(ch referee.Change) {
+	var r struct {
+		Unconfirmed map[string][]int `json:"unconfirmed"`
+	}
+	_ = json.Unmarshal(ch.Line, &r)
+	t.Reveals++
+	switch {
+	case ch.Source != referee.SourceCamera:
+		t.Looked++
+	case len(r.Unconfirmed) > 0:
+		t.Unconfirmed++
+	default:
+		t.Confident++
+	}
+}
+
+// String is the demo's closing line: "reveals N: confident C, unconfirmed
+// U, looked L".
+func (t Tally) String() string {
+	return fmt.Sprintf("reveals %d: confident %d, unconfirmed %d, looked %d", t.Reveals, t.Confident, t.Unconfirmed, t.Looked)
+}
+
+// Tally returns the reveals counted so far; call it after Run returns.
+func (d *Driver) Tally() Tally { return d.tally }
 
 // Done is closed when the driver has played its games.
 func (d *Driver) Done() <-chan struct{} { return d.done }
@@ -143,6 +178,7 @@ func (d *Driver) note(ch referee.Change) {
 		d.bids = append(d.bids, *ch.Snapshot.Bid)
 	}
 	if a.Type == engine.ActReveal {
+		d.tally.add(ch)
 		d.reveals++
 		if d.Revealed != nil {
 			d.Revealed(d.reveals)

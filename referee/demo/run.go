@@ -280,6 +280,7 @@ func Run(ctx context.Context, o Options) error {
 	if watch != nil {
 		out.say("%s", watch.report())
 	}
+	out.say("%s", drv.Tally())
 	out.close()
 	return err
 }

@@ -28,9 +28,10 @@ const Namespace = "liarsd"
 
 // Read results, the values of the result label of reads_total.
 const (
-	ReadOK        = "ok"         // every die read with confidence, the counts fit
-	ReadNeedsLook = "needs_look" // some die uncertain or the counts do not fit
-	ReadError     = "error"      // no image, or the reader failed
+	ReadOK          = "ok"          // every die read with confidence, the counts fit
+	ReadUnconfirmed = "unconfirmed" // dice in doubt, none of which could change the verdict
+	ReadNeedsLook   = "needs_look"  // some die uncertain or the counts do not fit
+	ReadError       = "error"       // no image, or the reader failed
 )
 
 // Metrics are one table's metrics.
@@ -154,7 +155,7 @@ func (m *Metrics) Rejected(reason string) {
 }
 
 // Read records one camera read of a reveal: how long it took, its result
-// (ReadOK, ReadNeedsLook, ReadError) and how many dice were uncertain.
+// (ReadOK, ReadUnconfirmed, ReadNeedsLook, ReadError) and how many dice were uncertain.
 func (m *Metrics) Read(took time.Duration, result string, uncertainDice int) {
 	if m == nil {
 		return
