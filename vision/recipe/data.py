@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from nets import FACE_INPUT, FACE_WINDOW, FINDER_SIZE_UNIT, FINDER_STRIDE, NONE, STAR, UNREADABLE
+from nets import FACE_INPUT, FACE_WINDOW, FINDER_MAX, FINDER_MIN, FINDER_SIZE_UNIT, FINDER_STRIDE, FINDER_TOO_BIG, NONE, STAR, UNREADABLE
 
 
 # MIN_READABLE is the least extent, px, of a die the face classifier learns to
@@ -112,17 +112,47 @@ def load_synth(folder, limit=0):
     return tables
 
 
+def rune55_stems(root):
+    """rune55_stems returns each image's upstream stem (groups.csv) and the
+    sorted list of stems: the set holds each photograph several times
+    (turned, mirrored, sheared), so data are held out by stem, never by
+    image."""
+    stem = {}
+    with open(os.path.join(root, "groups.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            stem[row["image"]] = row["subset"] + "/" + row["source_stem"]
+    return stem, sorted(set(stem.values()))
+
+
+def load_rune55(root, keep):
+    """load_rune55 reads the Rune55 photographs (dice-photos-rune55: the
+    labelled photographs' form, plus groups.csv); keep, given (index in the
+    sorted stems, stem), says which stems to keep."""
+    stem, stems = rune55_stems(root)
+    index = {s: i for i, s in enumerate(stems)}
+    kept = {name for name, s in stem.items() if keep(index[s], s)}
+    return load_photos(root, "train", keep=lambda _i, name: name in kept)
+
+
 # --- photometric changes: what other cameras, lights and dice do ---
 
 
 def photometric(img, rng, strong=True):
     """photometric changes an image's colours, light, sharpness and
     compression as another camera, light or set of dice would."""
+    if strong and rng.random() < 0.4:
+        # Any die colour on any felt: the hue turned, the saturation changed.
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+        h = (hsv[:, :, 0].astype(np.int32) + int(rng.integers(180))) % 180
+        sat = np.clip(hsv[:, :, 1].astype(np.float32) * rng.uniform(0.5, 1.7), 0, 255)
+        hsv = np.dstack([h.astype(np.uint8), sat.astype(np.uint8), hsv[:, :, 2]])
+        img = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
     out = img.astype(np.float32)
     if rng.random() < 0.3:
         out = out[:, :, rng.permutation(3)]
-    if rng.random() < 0.1:
-        g = out.mean(2, keepdims=True)
+    if rng.random() < 0.15:
+        # A grayscale camera (or a grey frame's weights).
+        g = (out * rng.dirichlet([2, 2, 2])).sum(2, keepdims=True)
         out = np.repeat(g, 3, 2)
     gain = rng.uniform(0.65, 1.35, 3) if strong else rng.uniform(0.85, 1.15, 3)
     out = out * gain * rng.uniform(0.6, 1.3) + rng.uniform(-25, 25)
@@ -157,13 +187,21 @@ def photometric(img, rng, strong=True):
 
 def finder_sample(table, rng, size=256, target=None):
     """finder_sample cuts a size x size training window from table, scaled
-    so its dice are about target px (drawn 9 to 30 when None), turned by a
-    quarter turn, mirrored and a little rotated, and returns the window and
-    its dice (x, y, extent in window pixels)."""
+    so its dice are about target px (drawn FINDER_MIN to FINDER_MAX when
+    None; in one window in ten FINDER_TOO_BIG and more, where no die is
+    marked: a die larger than the finder's band is another look's, and
+    its pips are not dice), turned by a quarter turn, mirrored and a
+    little rotated, and returns the window and its dice (x, y, extent in
+    window pixels) within the band."""
     med = table.median_extent() or 40.0
     if target is None:
-        target = float(np.exp(rng.uniform(np.log(9), np.log(30))))
-    scale = target / med
+        if rng.random() < 0.1:
+            target = float(np.exp(rng.uniform(np.log(FINDER_TOO_BIG), np.log(FINDER_TOO_BIG * 2.5))))
+        else:
+            target = float(np.exp(rng.uniform(np.log(FINDER_MIN), np.log(FINDER_MAX))))
+    # A photograph is never enlarged more than twice: its dice would be
+    # blurs the reader never sees.
+    scale = min(target / med, 2.0)
     h, w = table.img.shape[:2]
     if table.dice and rng.random() < 0.75:
         d = table.dice[rng.integers(len(table.dice))]
@@ -199,7 +237,7 @@ def finder_sample(table, rng, size=256, target=None):
     for d in table.dice:
         x = full[0, 0] * d.x + full[0, 1] * d.y + full[0, 2]
         y = full[1, 0] * d.x + full[1, 1] * d.y + full[1, 2]
-        if -2 <= x < size + 2 and -2 <= y < size + 2:
+        if -2 <= x < size + 2 and -2 <= y < size + 2 and d.extent * scale <= FINDER_TOO_BIG:
             dice.append((x, y, d.extent * scale))
     return window, dice
 
@@ -292,7 +330,7 @@ def face_sample(table, rng, hard=None):
     place on no die, half a die, or one of hard's false finds."""
     u = rng.random()
     med = table.median_extent() or 40.0
-    if table.dice and u < 0.72:
+    if table.dice and u < 0.68:
         d = table.dice[rng.integers(len(table.dice))]
         if d.extent < MIN_READABLE:
             # Too small to read: the reader never trusts it, and learning
@@ -300,9 +338,17 @@ def face_sample(table, rng, hard=None):
             return None, None
         jx, jy = rng.uniform(-0.15, 0.15, 2) * d.extent
         return face_window(table, rng, d.x + jx, d.y + jy, d.extent), d.cls
-    if hard and u < 0.84:
+    if hard and u < 0.80:
         x, y, ext = hard[rng.integers(len(hard))]
         return face_window(table, rng, x, y, ext), NONE
+    if table.dice and u < 0.86:
+        # A part of a die (a pip, a corner of its face) as a finder looking
+        # for smaller dice marks it: a die inside a bigger die is a pip.
+        d = table.dice[rng.integers(len(table.dice))]
+        if d.extent >= 24:
+            jx, jy = rng.uniform(-0.3, 0.3, 2) * d.extent
+            ext = d.extent * rng.uniform(0.15, 0.45)
+            return face_window(table, rng, d.x + jx, d.y + jy, ext), NONE
     if table.dice and u < 0.90:
         # Half a die: the window centred on its edge or corner.
         d = table.dice[rng.integers(len(table.dice))]

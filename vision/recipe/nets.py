@@ -27,6 +27,15 @@ FACE_WINDOW = 1.3
 FINDER_STRIDE = 4
 FINDER_SIZE_UNIT = 16.0
 
+# The finder's band: it learns to mark dice FINDER_MIN to FINDER_MAX px
+# across, and to mark none of FINDER_TOO_BIG px or more (another look of
+# the reader's pyramid sees those; their pips are not dice). The Go
+# reader's pyramid (vision/finder.go) spaces its looks by a factor of 4
+# so that every die falls in the band of one look.
+FINDER_MIN = 7.0
+FINDER_MAX = 48.0
+FINDER_TOO_BIG = 64.0
+
 
 def conv_bn_relu(cin, cout, k=3, stride=1, groups=1, dilation=1):
     return nn.Sequential(

@@ -255,6 +255,36 @@ func covers(s Scene, t Thing) bool {
 	return false
 }
 
+// wild makes a varied scene's colours as wild as real tables' in about
+// half the scenes: felt of any hue (magenta, yellow, orange, teal), and
+// dice of any bright colour on it with pips that stand out, as real
+// dice trays and dice sets are; in a tenth of all scenes the dice are
+// larger (64 to 110 px), as a phone or webcam near the table sees them.
+// It draws from a stream of its own.
+func wild(s *Scene, rng *rand.Rand) {
+	if s.Surface == Felt && rng.Float64() < 0.5 {
+		s.Table = hsv(rng.Float64()*360, 0.35+0.6*rng.Float64(), 0.3+0.65*rng.Float64())
+		share := rng.Float64()
+		for i := range s.Dice {
+			if rng.Float64() < share || colourDistance(s.Dice[i].Colour, s.Table) < 70 {
+				freeColour(&s.Dice[i], s.Table, rng)
+			}
+		}
+	}
+	if rng.Float64() < 0.1 && !s.tilted() && s.Units == Pixels {
+		// Larger dice: as many as fit, placed again.
+		size := 64 + 46*rng.Float64()
+		n := min(len(s.Dice), max(1, int(0.25*float64(s.Width*s.Height)/(size*size*2.2))))
+		dice := s.Dice[:n]
+		for i := range dice {
+			dice[i].Size = size * (0.9 + 0.2*rng.Float64())
+		}
+		if Place(dice, Rect{W: float64(s.Width), H: float64(s.Height)}, size, 0.3*size, rng.Uint64()) == nil {
+			s.DieSize, s.Dice = size, dice
+		}
+	}
+}
+
 // Varied returns a random scene for training a reader that must work on
 // photographs it never saw: any image size from 640x480 to 1280x720 (w
 // and h, when above 0, fix it), 6 to 40 dice of 14 to 64 px (per scene,
@@ -282,7 +312,7 @@ func Varied(seed uint64, w, h int) Scene {
 		Glossy:     0.3 * rng.Float64(),
 	}
 	if rng.Float64() < 0.5 {
-		o.MaxCameraTilt = 45
+		o.MaxCameraTilt = 50
 	}
 	if rng.Float64() < 0.5 {
 		o.Clutter = 1 + 3*rng.Float64()
@@ -299,6 +329,7 @@ func Varied(seed uint64, w, h int) Scene {
 	fit := int(0.3 * float64(w*h) / math.Pow(o.DieSize*(1+o.SizeSpread)*1.5, 2))
 	o.Dice = max(1, min(6+rng.IntN(35), fit))
 	s := Random(seed, o)
+	wild(&s, rand.New(rand.NewPCG(seed, 0xa1ed02)))
 	hidden := rand.New(rand.NewPCG(seed, 0xa1ed01))
 	for i := range s.Dice {
 		if hidden.Float64() < 0.03 {
