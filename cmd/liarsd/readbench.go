@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"gocv.io/x/gocv"
@@ -28,7 +29,7 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	fs.SetOutput(stderr)
 	photos := fs.String("photos", "../shared/data/dice-photos", "folder of labelled photographs (labels.csv beside the split folders); empty skips them")
 	split := fs.String("split", "test", "split of the photographs to measure (tune on train, measure on test)")
-	subset := fs.String("subset", "", "of the train split, only the photographs the recipe holds out (held: every fifth in name order) or trains on (trained)")
+	subset := fs.String("subset", "", "of the train split, only the photographs the recipe holds out (held: every fifth in name order, or of the stems a groups.csv names) or trains on (trained)")
 	synthetic := fs.Int("synthetic", 200, "synthetic star-dice tables to measure (read with no hint and with -star-dice); 0 skips them")
 	seed := fs.Int64("seed", 1, "first seed of the synthetic tables")
 	glossy := fs.Int("glossy", 0, "synthetic tables of glossy star dice (every pip's rim catching the light, half of them dark translucent dice); 0 skips them")
@@ -42,6 +43,9 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	verbose := fs.Bool("v", false, "list every miss, doubt and wrong read")
 	models := fs.String("models", "", "folder of retrained networks (finder.onnx, faces.onnx, reader.json, as make train writes them) to measure instead of the embedded ones")
 	plain := fs.Bool("plain-dice", false, "tell the reader the photographed dice have plain 1s (they do)")
+	scale := fs.Float64("scale", 1, "resize each photograph by this factor before reading it (0.6: the dice smaller)")
+	windows := fs.Int("windows", 0, "read, instead of each photograph, a window of this many px around each labelled die enlarged to 640 px (256: dice a sixth of the frame, as a camera near the table sees them); 0 reads the photographs")
+	reveals := fs.Int("reveals", 0, "replay each photograph as this many reveals of random bids for each preset, and count the reveals that wait for a person before and after doubts that cannot change the verdict are settled; 0 skips them")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd readbench [flags]\n\nPrints the reader's figures: accuracy on the labelled photographs (with a\nreliability table of the face network's probability, and the read time per\nphotograph beside a plain threshold-and-contours pipeline's), on synthetic\ntables, and the time to read a 1280x720 table of 30 dice. Run it as\nGOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c 0 liarsd readbench for one\ncore's speed (make bench does).")
 		fs.PrintDefaults()
@@ -59,6 +63,15 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		if n.value < 0 {
 			return usageError(fs, stderr, "-%s %d: want 0 (skip) or more", n.name, n.value)
 		}
+	}
+	if !(*scale > 0.05 && *scale <= 4) {
+		return usageError(fs, stderr, "-scale %v: want a factor from 0.05 to 4", *scale)
+	}
+	if *windows < 0 || (*windows > 0 && *windows < 64) {
+		return usageError(fs, stderr, "-windows %d: want 0 (off) or a side of 64 px or more", *windows)
+	}
+	if *reveals < 0 {
+		return usageError(fs, stderr, "-reveals %d: want 0 (skip) or more", *reveals)
 	}
 	if *subset != "" {
 		if *split != "train" {
@@ -103,7 +116,8 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 			return 1
 		}
 		defer reader.Close()
-		res, err := benchPhotos(ctx, reader, *photos, *split, *subset, *annotate, *verbose, stdout)
+		view := photoView{scale: *scale, window: *windows}
+		res, err := benchPhotos(ctx, reader, *photos, *split, *subset, view, *annotate, *verbose, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "readbench: %v\n", err)
 			return 1
@@ -116,11 +130,18 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		if *subset != "" {
 			name += " (" + *subset + ")"
 		}
+		name += view.String()
 		fmt.Fprintf(stdout, "photos %s (%s): %v\n", name, hint, res.score)
 		fmt.Fprintf(stdout, "photos %s speed: median %.1f ms a photograph for the reader, %.1f ms for a plain threshold-contours-pips pipeline (%.2fx), GOMAXPROCS=%s\n",
 			name, res.readMS, res.baselineMS, res.readMS/res.baselineMS, gomaxprocs())
 		fmt.Fprintln(stdout, "reliability: the face network's probability for its likeliest face against how often that face is right, over the labelled dice found")
 		res.reliability.print(stdout)
+		if *reveals > 0 {
+			if err := benchReveals(ctx, *photos, *split, *subset, *reveals, newReader, stdout); err != nil {
+				fmt.Fprintf(stderr, "readbench: %v\n", err)
+				return 1
+			}
+		}
 	}
 	for _, set := range []struct {
 		name   string
@@ -224,9 +245,17 @@ func photoLabels(dir, split, subset string) (map[string][]vision.Label, []string
 	}
 	sort.Strings(names)
 	if subset != "" {
+		byStem, err := stemHoldout(dir)
+		if err != nil {
+			return nil, nil, err
+		}
 		kept := names[:0]
 		for i, n := range names {
-			if heldOut(i) == (subset == "held") {
+			held := heldOut(i)
+			if byStem != nil {
+				held = byStem[n]
+			}
+			if held == (subset == "held") {
 				kept = append(kept, n)
 			}
 		}
@@ -239,7 +268,7 @@ func photoLabels(dir, split, subset string) (map[string][]vision.Label, []string
 // the reads against their labels, times each read and the baseline
 // pipeline's on the same photograph, and tallies the network's
 // probabilities against the labels.
-func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, subset, annotate string, verbose bool, out io.Writer) (photoResult, error) {
+func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, subset string, view photoView, annotate string, verbose bool, out io.Writer) (photoResult, error) {
 	var res photoResult
 	byImage, names, err := photoLabels(dir, split, subset)
 	if err != nil {
@@ -250,21 +279,40 @@ func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, subset,
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		img, err := vision.LoadImage(filepath.Join(dir, split, name))
+		photo, err := vision.LoadImage(filepath.Join(dir, split, name))
 		if err != nil {
 			return res, err
 		}
+		views := view.of(photo, byImage[name])
+		photo.Close()
+		for k, v := range views {
+			if err := benchView(reader, v, fmt.Sprintf("%s#%d", name, k), &res, &reads, &baseline, annotate, verbose, out); err != nil {
+				for _, rest := range views[k:] {
+					rest.img.Close()
+				}
+				return res, err
+			}
+		}
+	}
+	res.readMS, res.baselineMS = medianOf(reads), medianOf(baseline)
+	return res, nil
+}
+
+// benchView reads one view of a photograph (and closes it), scores it and
+// times it beside the baseline pipeline.
+func benchView(reader *vision.Reader, v labelledImage, name string, res *photoResult, reads, baseline *[]float64, annotate string, verbose bool, out io.Writer) error {
+	img, labels := v.img, v.labels
+	defer img.Close()
+	{
 		start := time.Now()
 		dice, err := reader.Read(img)
-		reads = append(reads, msSince(start))
+		*reads = append(*reads, msSince(start))
 		if err != nil {
-			img.Close()
-			return res, err
+			return err
 		}
 		start = time.Now()
 		baselineRead(img)
-		baseline = append(baseline, msSince(start))
-		labels := byImage[name]
+		*baseline = append(*baseline, msSince(start))
 		s, errs := vision.Compare(dice, labels)
 		res.score.Add(s)
 		res.reliability.add(dice, labels)
@@ -275,12 +323,10 @@ func benchPhotos(ctx context.Context, reader *vision.Reader, dir, split, subset,
 		}
 		if annotate != "" {
 			vision.Annotate(&img, dice)
-			gocv.IMWrite(filepath.Join(annotate, name), img)
+			gocv.IMWrite(filepath.Join(annotate, strings.ReplaceAll(name, "#", "-")+".jpg"), img)
 		}
-		img.Close()
 	}
-	res.readMS, res.baselineMS = medianOf(reads), medianOf(baseline)
-	return res, nil
+	return nil
 }
 
 // reliability tallies, per band of the face network's probability, the
