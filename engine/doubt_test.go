@@ -251,3 +251,26 @@ func TestRevealUnconfirmedChecked(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSettle measures the decision alone: a four-seat common-hand
+// reveal of 20 dice read with three dice in doubt (two faces each) and one
+// unseen, against a bid the doubt cannot change.
+//
+//	go test ./engine -run '^$' -bench Settle
+func BenchmarkSettle(b *testing.B) {
+	tab := tableAt(&testing.T{}, `{"type":"new_game","rules":"common-hand","seats":["ann","bob","cy","dee"],"first":"ann"}
+{"type":"bid","seat":"ann","quantity":1,"face":4}
+{"type":"challenge","seat":"bob"}`)
+	r := map[string][]engine.ReadDie{
+		"ann": read(sure(4), sure(2), maybe(3, 5), sure(6), sure(1)),
+		"bob": read(sure(2), maybe(6, 2), sure(3), sure(5)),
+		"cy":  read(sure(5), sure(5), sure(6), maybe(2, 3), sure(2)),
+		"dee": read(sure(3), sure(6), sure(6), sure(2), sure(3)),
+	}
+	for i := 0; i < b.N; i++ {
+		set, rej := tab.Settle(r)
+		if rej != nil || !set.Settled {
+			b.Fatalf("settle: %+v %v", set, rej)
+		}
+	}
+}

@@ -31,17 +31,31 @@ import (
 // the median and the 99th percentile:
 //
 //	go test ./referee/demo -run '^$' -bench RevealToResolved -benchtime 100x
-func BenchmarkRevealToResolved(b *testing.B) { benchReveal(b, true) }
+func BenchmarkRevealToResolved(b *testing.B) { benchReveal(b, true, false) }
 
 // BenchmarkRevealToResolvedRendering is BenchmarkRevealToResolved with the
 // synthetic camera rendering each frame at capture.
-func BenchmarkRevealToResolvedRendering(b *testing.B) { benchReveal(b, false) }
+func BenchmarkRevealToResolvedRendering(b *testing.B) { benchReveal(b, false, false) }
 
-func benchReveal(b *testing.B, prerender bool) {
+// BenchmarkRevealToResolvedUnconfirmed is BenchmarkRevealToResolved with a
+// die the camera does not see at every reveal, and a bid (one 4 at
+// common-hand) that the die cannot change where another 4 is seen: the
+// referee settles the call with the die unconfirmed, and the time is the
+// camera's read, the engine's decision and the rest.
+func BenchmarkRevealToResolvedUnconfirmed(b *testing.B) { benchReveal(b, true, true) }
+
+func benchReveal(b *testing.B, prerender, unconfirmed bool) {
 	names := []string{"ann", "bob", "cy", "dee"}
 	layout := demo.Layout{Width: 1280, Height: 800, DieSize: 44, Seats: names}
 	table := demo.NewTable(1)
-	cam := demo.NewCamera(table, layout, true, 1)
+	rules, bid := "star-board", `{"type":"bid","seat":"ann","quantity":3,"face":4}`
+	if unconfirmed {
+		rules, bid = "common-hand", `{"type":"bid","seat":"ann","quantity":1,"face":4}`
+	}
+	cam := demo.NewCamera(table, layout, !unconfirmed, 1)
+	if unconfirmed {
+		cam.Doubt = 1
+	}
 	defer cam.Close()
 	c := config.Default()
 	c.Table, c.StateDir = "bench", b.TempDir()
@@ -58,22 +72,28 @@ func benchReveal(b *testing.B, prerender bool) {
 	go func() {
 		done <- daemon.Run(ctx, c, daemon.Options{
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Camera: cam,
-			Reader:  visiontest.NewReader(b, vision.Options{StarDice: true}),
+			Reader:  visiontest.NewReader(b, vision.Options{StarDice: !unconfirmed, PlainDice: unconfirmed}),
 			Started: func(r *referee.Referee, u string) { ref, url = r, u; close(started) },
 		})
 	}()
 	<-started
+	var mu sync.Mutex
 	resolved := make(chan time.Time, 16)
+	settled := 0
 	sub := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID("bench-watch"))
 	if tok := sub.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
 		b.Fatal(tok.Error())
 	}
 	sub.Subscribe("liarsdice/bench/events", 1, func(_ paho.Client, m paho.Message) {
+		if strings.Contains(string(m.Payload()), `"unconfirmed"`) {
+			mu.Lock()
+			settled++
+			mu.Unlock()
+		}
 		if strings.Contains(string(m.Payload()), `"type":"resolved"`) {
 			resolved <- time.Now()
 		}
 	}).Wait()
-	var mu sync.Mutex
 	seconds := 0
 	sub.Subscribe("liarsdice/bench/vision", 1, func(_ paho.Client, m paho.Message) {
 		mu.Lock()
@@ -91,14 +111,14 @@ func benchReveal(b *testing.B, prerender bool) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		do(fmt.Sprintf(`{"type":"new_game","rules":"star-board","seats":["ann","bob","cy","dee"],"first":"ann","seed":%d}`, i))
+		do(fmt.Sprintf(`{"type":"new_game","rules":%q,"seats":["ann","bob","cy","dee"],"first":"ann","seed":%d}`, rules, i))
 		table.Roll(map[string]int{"ann": 5, "bob": 5, "cy": 5, "dee": 5}, 6)
 		if prerender {
 			if err := cam.Prerender(); err != nil {
 				b.Fatal(err)
 			}
 		}
-		do(`{"type":"bid","seat":"ann","quantity":3,"face":4}`)
+		do(bid)
 		b.StartTimer()
 		t0 := time.Now()
 		do(`{"type":"challenge","seat":"bob"}`)
@@ -130,5 +150,8 @@ func benchReveal(b *testing.B, prerender bool) {
 	b.ReportMetric(float64(looks), "looks")
 	mu.Lock()
 	b.ReportMetric(float64(seconds)/float64(b.N), "recaptures/op")
+	if unconfirmed {
+		b.ReportMetric(float64(settled)/float64(b.N), "unconfirmed/op")
+	}
 	mu.Unlock()
 }
