@@ -172,7 +172,7 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 		case set.Settled:
 			r.keepRead(kind, attempt, want, frame, dice, look, nil)
 			r.onRead(took, "unconfirmed", len(look.Doubts))
-			r.log.Info("referee: reveal read; its doubt cannot change the verdict", "attempt", attempt, "dice", len(dice), "unconfirmed", set.Unconfirmed, "took", took)
+			r.log.Info("referee: reveal read; its doubt cannot change the verdict", "attempt", attempt, "dice", len(dice), "doubts", len(look.Doubts), "took", took)
 			rep := r.apply(revealLine(set.Dice, set.Unconfirmed), SourceCamera)
 			if !rep.OK {
 				r.needsLook(attempt, Look{Counts: look.Counts}, "the read does not fit the table ("+string(rep.Reason)+")")
