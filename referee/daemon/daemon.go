@@ -95,8 +95,9 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	// journal's newest checkpoint before it, and a journal that ends
 	// before it lost lines whose events were published.
 	wm := mqtt.ReadWatermark(c.MQTTStoreDir())
+	published := journal.Published{Journal: wm.Journal, Seq: wm.Seq, Lines: wm.Lines, Source: mqtt.WatermarkPath(c.MQTTStoreDir())}
 	j, resume, err := journal.Open(c.JournalPath(), journal.Options{NoSync: o.NoSync, SegmentLines: c.JournalSegmentLines,
-		Published: journal.Published{Journal: wm.Journal, Seq: wm.Seq}})
+		Published: published})
 	if err != nil {
 		return fmt.Errorf("daemon: %w", err)
 	}
@@ -283,12 +284,10 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	if wm.Journal != "" && wm.Journal == j.ID() && (r.JournalSeq() < wm.Seq || j.Lines() < wm.Lines) {
-		return fmt.Errorf("daemon: the journal %s ends at record line %d (seq %d), but the broker acknowledged this journal's state after record line %d "+
-			"and its events up to seq %d: lines whose effects were published are missing (was the journal cut?). Stop, and restore the journal from a backup; "+
-			"if its lines are lost for good, remove %s and the referee publishes the journal's events again from seq 1 "+
-			"(subscribers then see seqs after %d again, with other events): %w",
-			j.Path(), j.Lines(), r.JournalSeq(), wm.Lines, wm.Seq, mqtt.WatermarkPath(c.MQTTStoreDir()), r.JournalSeq(), journal.ErrDamaged)
+	// The replay tells the seq the journal's events end at: held against
+	// the last event the broker acknowledged, as liarsd journal check does.
+	if d := journal.Missing(resume.Found, published, r.JournalSeq()); d != nil {
+		return fmt.Errorf("daemon: %w", d)
 	}
 	if len(resume.Torn) > 0 {
 		// Not synced when the power went, so never published: had it

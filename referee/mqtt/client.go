@@ -203,15 +203,25 @@ func WatermarkPath(storeDir string) string { return filepath.Join(storeDir, "wat
 // ReadWatermark returns the watermark kept in storeDir; a missing or
 // unreadable one is the zero Watermark (nothing known delivered).
 func ReadWatermark(storeDir string) Watermark {
-	b, err := os.ReadFile(WatermarkPath(storeDir))
+	w, _ := ReadWatermarkFile(WatermarkPath(storeDir))
+	return w
+}
+
+// ReadWatermarkFile reads a watermark's file (WatermarkPath): the zero
+// Watermark and an error for one that is missing or unreadable.
+func ReadWatermarkFile(path string) (Watermark, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return Watermark{}
+		return Watermark{}, fmt.Errorf("mqtt: watermark: %w", err)
 	}
 	var w Watermark
-	if json.Unmarshal(b, &w) != nil || w.Seq < 0 || w.Hash == "" {
-		return Watermark{}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Watermark{}, fmt.Errorf("mqtt: watermark %s: %w", path, err)
 	}
-	return w
+	if w.Seq < 0 || w.Hash == "" {
+		return Watermark{}, fmt.Errorf("mqtt: watermark %s: no seq and hash", path)
+	}
+	return w, nil
 }
 
 // Dial connects to the broker (retrying in the background while it is
