@@ -121,7 +121,11 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			TCP: c.Broker.Embedded.Listen, WebSocket: ws, Users: c.Broker.Embedded.Users,
 			Prefix: c.Broker.Prefix, Table: c.Table, Store: filepath.Join(c.MQTTStoreDir(), "broker.db"),
 			ClientIDs: []string{c.Broker.ClientID, homeassistant.DefaultClientID(c.Table)},
-			Logger:    log.With("component", "broker"),
+			// A command published before the referee's first subscription
+			// (a table's first start) is refused rather than acknowledged
+			// and dropped.
+			AwaitReferee: true,
+			Logger:       log.With("component", "broker"),
 		})
 		if err != nil {
 			return err
