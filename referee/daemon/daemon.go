@@ -339,7 +339,16 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	closers = append(closers, func() error {
 		fctx, cancel := context.WithTimeout(context.Background(), o.FlushTimeout)
 		defer cancel()
-		return client.Close(fctx)
+		err := client.Close(fctx)
+		var u *mqtt.UndeliveredError
+		if errors.As(err, &u) {
+			// A clean stop all the same: nothing is lost.
+			log.Warn("daemon: stopped with messages not delivered; each is kept: the events are in the journal and the next start "+
+				"publishes them again, the replies' commands were not acknowledged and the broker delivers them again (answered as then), "+
+				"the state is published again at the start", "err", err, "events", u.Events, "states", u.States, "replies", u.Replies, "others", u.Others)
+			return nil
+		}
+		return err
 	})
 	if rig != nil && rig.Buttons != nil {
 		wg.Add(1)
