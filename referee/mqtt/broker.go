@@ -905,7 +905,62 @@ type accessHook struct {
 func (h *accessHook) ID() string { return "liarsd-access" }
 
 func (h *accessHook) Provides(b byte) bool {
-	return bytes.Contains([]byte{mochi.OnConnect, mochi.OnConnectAuthenticate, mochi.OnACLCheck}, []byte{b})
+	return bytes.Contains([]byte{mochi.OnConnect, mochi.OnConnectAuthenticate, mochi.OnACLCheck, mochi.OnPacketRead, mochi.OnPacketEncode}, []byte{b})
+}
+
+// OnPacketRead mends two traps of mochi v2.7.9 in a CONNECT, before mochi
+// checks it. A password may be empty (MQTT 3.1.1, 3.1.3.5; MQTT 5 too),
+// but mochi refused a password flag with an empty password as a protocol
+// error, answering an MQTT 3.1.1 client with MQTT 5's code 0x82, which
+// 3.1.1 does not have: the empty password is authenticated like any other
+// (OnConnectAuthenticate). And an MQTT 3.1.1 CONNECT that breaks the
+// protocol is refused as 3.1.1 says, by closing the connection without a
+// CONNACK, not with an MQTT 5 code.
+func (h *accessHook) OnPacketRead(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	if pk.FixedHeader.Type != packets.Connect {
+		return pk, nil
+	}
+	if pk.Connect.PasswordFlag && len(pk.Connect.Password) == 0 {
+		pk.Connect.PasswordFlag = false
+	}
+	if pk.ProtocolVersion < 5 {
+		if code := pk.ConnectValidate(); code != packets.CodeSuccess {
+			if _, ok := packets.V5CodesToV3[code]; !ok {
+				h.log.Warn("mqtt: a client's CONNECT breaks MQTT 3.1.1; its connection is closed", "remote", cl.Net.Remote, "err", code.Reason)
+				return pk, fmt.Errorf("mqtt: %w", code)
+			}
+		}
+	}
+	return pk, nil
+}
+
+// OnPacketEncode gives an MQTT 3.1 or 3.1.1 client's refused CONNACK a
+// return code of its protocol (0x01 to 0x05) where mochi would send an MQTT
+// 5 reason code.
+func (h *accessHook) OnPacketEncode(cl *mochi.Client, pk packets.Packet) packets.Packet {
+	if pk.FixedHeader.Type != packets.Connack || cl.Properties.ProtocolVersion >= 5 || pk.ReasonCode < packets.ErrUnspecifiedError.Code {
+		return pk
+	}
+	pk.ReasonCode = v3Connack(pk.ReasonCode)
+	return pk
+}
+
+// v3Connack is the MQTT 3.1.1 CONNACK return code for an MQTT 5 reason
+// code of a refused connection.
+func v3Connack(code byte) byte {
+	switch code {
+	case packets.ErrUnsupportedProtocolVersion.Code:
+		return packets.Err3UnsupportedProtocolVersion.Code
+	case packets.ErrClientIdentifierNotValid.Code, packets.ErrUnspecifiedError.Code:
+		// mochi refuses an empty client id with a persistent session with
+		// 0x80; 3.1.1 says "identifier rejected" (3.1.3.1).
+		return packets.Err3ClientIdentifierNotValid.Code
+	case packets.ErrServerUnavailable.Code, packets.ErrServerBusy.Code:
+		return packets.Err3ServerUnavailable.Code
+	case packets.ErrBadUsernameOrPassword.Code, packets.ErrBadAuthenticationMethod.Code:
+		return packets.ErrMalformedUsernameOrPassword.Code // 0x04
+	}
+	return packets.Err3NotAuthorized.Code
 }
 
 // OnConnect refuses, before mochi authenticates the client (which checks
