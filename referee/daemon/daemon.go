@@ -428,9 +428,20 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 // may block on paho, so they run on goroutines of their own.
 func commandHandler(submit func(payload []byte, redelivered bool, reply func(referee.Reply)) error, reply func(b []byte, published func()), log *slog.Logger) func(payload []byte, redelivered bool, ack func()) {
 	return func(payload []byte, redelivered bool, ack func()) {
+		var id json.RawMessage // for the debug lines: tests kill the process at each
+		if log.Enabled(context.Background(), slog.LevelDebug) {
+			id = referee.CommandID(payload)
+		}
+		log.Debug("daemon: a command received", "id", id, "redelivered", redelivered)
 		answer := func(rep referee.Reply) {
 			b, _ := json.Marshal(rep)
-			reply(b, func() { go ack() }) // queued, in the order of the answers
+			reply(b, func() { // queued, in the order of the answers
+				go func() {
+					log.Debug("daemon: a command answered; acknowledging it to the broker", "id", id)
+					ack()
+					log.Debug("daemon: a command acknowledged to the broker", "id", id)
+				}()
+			})
 		}
 		err := submit(payload, redelivered, answer)
 		switch {
