@@ -144,6 +144,11 @@ type tableDriver struct {
 	// turn (common-hand only when empty).
 	presets []string
 	games   int
+	// once, when set, publishes the commands instead of sub's client,
+	// never sending one again (oncePublisher); acked are the ids of those
+	// the broker acknowledged.
+	once  *oncePublisher
+	acked []string
 }
 
 // newGame is the command that starts the driver's next game: three seats,
@@ -240,8 +245,13 @@ func (d *tableDriver) step(t *testing.T) {
 	d.seq++
 	m["id"] = d.seq
 	b, _ := json.Marshal(m)
-	tok := d.sub.Client().Publish("liarsdice/t1/cmd", 1, false, b)
-	tok.WaitTimeout(2 * time.Second)
+	if d.once != nil {
+		if d.once.publish("liarsdice/t1/cmd", b, 2*time.Second) {
+			d.acked = append(d.acked, fmt.Sprint(d.seq))
+		}
+	} else {
+		d.sub.Client().Publish("liarsdice/t1/cmd", 1, false, b).WaitTimeout(2 * time.Second)
+	}
 	// Wait for a newer state (or give up and look again).
 	deadline := time.Now().Add(400 * time.Millisecond)
 	for time.Now().Before(deadline) {

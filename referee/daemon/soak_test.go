@@ -16,10 +16,9 @@ import (
 	"testing"
 	"time"
 
-	paho "github.com/eclipse/paho.mqtt.golang"
-
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/referee/config"
+	"github.com/liarsd/liarsd/referee/journal"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
 	"github.com/liarsd/liarsd/referee/seats"
 )
@@ -42,11 +41,55 @@ type soakFigures struct {
 	Events, Kill9, Term, BrokerKills      int
 	Received, Lost, Duplicated, Reordered int
 	Differing                             int
+	// Commands published by clients that never send one again, Acked those
+	// the broker acknowledged, AckedLost those of them the journal does
+	// not hold, AckedTwice those it holds more than once.
+	Commands, Acked, AckedLost, AckedTwice int
 }
 
 func (f soakFigures) String() string {
-	return fmt.Sprintf("events %d, kills %d (daemon kill -9 %d, SIGTERM %d; broker kill -9 %d), received %d, lost %d, duplicated (identical) %d, reordered %d, differing %d",
-		f.Events, f.Kill9+f.Term+f.BrokerKills, f.Kill9, f.Term, f.BrokerKills, f.Received, f.Lost, f.Duplicated, f.Reordered, f.Differing)
+	return fmt.Sprintf("events %d, kills %d (daemon kill -9 %d, SIGTERM %d; broker kill -9 %d), received %d, lost %d, duplicated (identical) %d, reordered %d, differing %d; "+
+		"commands %d, acknowledged %d, acknowledged but not journaled %d, journaled twice %d",
+		f.Events, f.Kill9+f.Term+f.BrokerKills, f.Kill9, f.Term, f.BrokerKills, f.Received, f.Lost, f.Duplicated, f.Reordered, f.Differing,
+		f.Commands, f.Acked, f.AckedLost, f.AckedTwice)
+}
+
+// compareCommands counts the commands acknowledged (their ids, as compact
+// JSON) against the journal's record lines: those it does not hold, and
+// those it holds more than once.
+func compareCommands(acked []string, lines [][]byte) (lost, twice int) {
+	held := map[string]int{}
+	for _, l := range lines {
+		var h struct{ ID json.RawMessage }
+		if json.Unmarshal(l, &h) == nil && len(h.ID) > 0 {
+			held[string(h.ID)]++
+		}
+	}
+	for _, id := range acked {
+		switch n := held[id]; {
+		case n == 0:
+			lost++
+		case n > 1:
+			twice++
+		}
+	}
+	return lost, twice
+}
+
+func TestCompareCommands(t *testing.T) {
+	lines := [][]byte{[]byte(`{"type":"bid","id":1}`), []byte(`{"type":"leave","id":"p-1"}`), []byte(`{"type":"leave","id":"p-1"}`), []byte(`{"type":"x"}`)}
+	for _, tt := range []struct {
+		acked       []string
+		lost, twice int
+	}{
+		{[]string{"1"}, 0, 0},
+		{[]string{"1", `"p-2"`}, 1, 0},
+		{[]string{`"p-1"`, "2"}, 1, 1},
+	} {
+		if lost, twice := compareCommands(tt.acked, lines); lost != tt.lost || twice != tt.twice {
+			t.Errorf("%v: got %d lost, %d twice; want %d, %d", tt.acked, lost, twice, tt.lost, tt.twice)
+		}
+	}
 }
 
 // compareEvents counts the received event payloads against want, the
@@ -128,8 +171,8 @@ func TestSoak(t *testing.T) {
 			f := soak(t, broker == "mosquitto", kills)
 			t.Logf("soak %s: %s", broker, f)
 			fmt.Printf("soak %s: %s\n", broker, f)
-			if f.Lost > 0 || f.Reordered > 0 || f.Differing > 0 {
-				t.Errorf("%s: %s; want 0 lost, 0 reordered, 0 differing", broker, f)
+			if f.Lost > 0 || f.Reordered > 0 || f.Differing > 0 || f.AckedLost > 0 || f.AckedTwice > 0 {
+				t.Errorf("%s: %s; want 0 lost, 0 reordered, 0 differing, every acknowledged command journaled once", broker, f)
 			}
 		})
 	}
@@ -180,7 +223,9 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 	sub := mqtttest.Subscribe(t, url, "watcher", "liarsdice/t1/#")
 	online(sub, 0)
 	rng := rand.New(rand.NewPCG(36, uint64(time.Now().UnixNano())))
-	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: engine.PresetNames()}
+	// The commands go through clients that never send one again (as
+	// mosquitto_pub -q 1): what the broker acknowledged must be journaled.
+	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: engine.PresetNames(), once: newOncePublisher(url, "driver")}
 	for i, s := range []string{"ann", "bob", "cy"} {
 		drv.play[s] = seats.NewSimple(uint64(i))
 	}
@@ -190,10 +235,9 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 	// moment, also while the subscriber comes back.
 	stopPest := make(chan struct{})
 	pestDone := make(chan struct{})
-	pest := paho.NewClient(paho.NewClientOptions().AddBroker(url).SetClientID("pest").SetCleanSession(false).
-		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
-		SetMaxReconnectInterval(500 * time.Millisecond))
-	pest.Connect()
+	pest := newOncePublisher(url, "pest")
+	var pestAcked []string
+	pestSent := 0
 	go func() {
 		defer close(pestDone)
 		for i := 0; ; i++ {
@@ -202,7 +246,10 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 				return
 			case <-time.After(66 * time.Millisecond):
 			}
-			pest.Publish("liarsdice/t1/cmd", 1, false, fmt.Sprintf(`{"id":"pest-%d","type":"bid","seat":"zed","quantity":1,"face":2}`, i))
+			pestSent++
+			if pest.publish("liarsdice/t1/cmd", fmt.Appendf(nil, `{"id":"pest-%d","type":"bid","seat":"zed","quantity":1,"face":2}`, i), time.Second) {
+				pestAcked = append(pestAcked, fmt.Sprintf(`"pest-%d"`, i))
+			}
 		}
 	}()
 	var f soakFigures
@@ -238,7 +285,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 	}
 	close(stopPest)
 	<-pestDone
-	pest.Disconnect(100)
+	pest.close()
 	time.Sleep(500 * time.Millisecond) // the pest's last commands are answered
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	wg.Wait()
@@ -248,6 +295,13 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 		t.Fatalf("only %d events over %d runs: the soak played too little", len(want), kills+1)
 	}
 	t.Logf("presets played: %v", presetsJournaled(t, c.JournalPath()))
+	lines, err := journal.ReadRecord(c.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked := append(drv.acked, pestAcked...)
+	f.Commands, f.Acked = drv.seq+pestSent, len(acked)
+	f.AckedLost, f.AckedTwice = compareCommands(acked, lines)
 	// What is owed may still be on its way: wait for every seq, or give
 	// up after a minute and count what never came as lost.
 	var got [][]byte
@@ -275,6 +329,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 		}
 		if f2.Lost == 0 || time.Now().After(deadline) {
 			f2.Kill9, f2.Term, f2.BrokerKills = f.Kill9, f.Term, f.BrokerKills
+			f2.Commands, f2.Acked, f2.AckedLost, f2.AckedTwice = f.Commands, f.Acked, f.AckedLost, f.AckedTwice
 			return f2
 		}
 		time.Sleep(100 * time.Millisecond)
