@@ -33,6 +33,11 @@ const (
 	soakKillsEnv   = "LIARSD_SOAK_KILLS"
 	soakBinEnv     = "LIARSD_SOAK_BIN"
 	soakBrokersEnv = "LIARSD_SOAK_BROKERS"
+	// soakStopsEnv is how the daemon is stopped: "mixed" (the default:
+	// kill -9 or SIGTERM at random, and Mosquitto killed -9 now and then)
+	// or "kill9" (every stop a kill -9 of the daemon, the broker left
+	// alone).
+	soakStopsEnv = "LIARSD_SOAK_STOPS"
 )
 
 // soakFigures are what a soak counts of the events a persistent QoS 1
@@ -166,9 +171,17 @@ func TestSoak(t *testing.T) {
 	if v := os.Getenv(soakBrokersEnv); v != "" {
 		brokers = v
 	}
+	kill9 := false
+	switch v := os.Getenv(soakStopsEnv); v {
+	case "", "mixed":
+	case "kill9":
+		kill9 = true
+	default:
+		t.Fatalf("%s=%q: want mixed or kill9", soakStopsEnv, v)
+	}
 	for _, broker := range strings.Split(brokers, ",") {
 		t.Run(broker, func(t *testing.T) {
-			f := soak(t, broker == "mosquitto", kills)
+			f := soak(t, broker == "mosquitto", kills, kill9)
 			t.Logf("soak %s: %s", broker, f)
 			fmt.Printf("soak %s: %s\n", broker, f)
 			if f.Lost > 0 || f.Reordered > 0 || f.Differing > 0 || f.AckedLost > 0 || f.AckedTwice > 0 {
@@ -178,8 +191,9 @@ func TestSoak(t *testing.T) {
 	}
 }
 
-// soak runs the soak against the embedded broker or Mosquitto.
-func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
+// soak runs the soak against the embedded broker or Mosquitto; kill9
+// makes every stop a kill -9 of the daemon.
+func soak(t *testing.T, mosquitto bool, kills int, kill9 bool) soakFigures {
 	dir := t.TempDir()
 	c := config.Default()
 	c.Table, c.StateDir = "t1", dir
@@ -258,7 +272,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 		for time.Now().Before(until) {
 			drv.step(t)
 		}
-		if mosquitto && rng.IntN(4) == 0 {
+		if mosquitto && !kill9 && rng.IntN(4) == 0 {
 			// The broker dies under the daemon, which stays.
 			m.Kill9()
 			f.BrokerKills++
@@ -267,7 +281,7 @@ func soak(t *testing.T, mosquitto bool, kills int) soakFigures {
 		// The stop lands while the driver's last command may be anywhere
 		// between the broker, the referee, the journal and the publisher.
 		sig := syscall.SIGKILL
-		if rng.IntN(3) == 0 {
+		if !kill9 && rng.IntN(3) == 0 {
 			sig = syscall.SIGTERM
 			f.Term++
 		} else {
