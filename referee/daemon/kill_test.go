@@ -145,10 +145,17 @@ type tableDriver struct {
 	presets []string
 	games   int
 	// once, when set, publishes the commands instead of sub's client,
-	// never sending one again (oncePublisher); acked are the ids of those
-	// the broker acknowledged.
+	// never sending one again (oncePublisher); acked are those the broker
+	// acknowledged.
 	once  *oncePublisher
-	acked []string
+	acked []ackedCommand
+}
+
+// ackedCommand is a command the broker acknowledged: its id as compact
+// JSON, and when.
+type ackedCommand struct {
+	ID string
+	At time.Time
 }
 
 // newGame is the command that starts the driver's next game: three seats,
@@ -247,7 +254,7 @@ func (d *tableDriver) step(t *testing.T) {
 	b, _ := json.Marshal(m)
 	if d.once != nil {
 		if d.once.publish("liarsdice/t1/cmd", b, 2*time.Second) {
-			d.acked = append(d.acked, fmt.Sprint(d.seq))
+			d.acked = append(d.acked, ackedCommand{fmt.Sprint(d.seq), time.Now()})
 		}
 	} else {
 		d.sub.Client().Publish("liarsdice/t1/cmd", 1, false, b).WaitTimeout(2 * time.Second)

@@ -48,21 +48,24 @@ type soakFigures struct {
 	Differing                             int
 	// Commands published by clients that never send one again, Acked those
 	// the broker acknowledged, AckedLost those of them the journal does
-	// not hold, AckedTwice those it holds more than once.
-	Commands, Acked, AckedLost, AckedTwice int
+	// not hold, AckedTwice those it holds more than once. LostToBroker are
+	// those of AckedLost that Mosquitto acknowledged within a second
+	// before it was itself killed -9: it saves what it holds after each
+	// change, but not before it acknowledges (docs/mqtt.md).
+	Commands, Acked, AckedLost, AckedTwice, LostToBroker int
 }
 
 func (f soakFigures) String() string {
 	return fmt.Sprintf("events %d, kills %d (daemon kill -9 %d, SIGTERM %d; broker kill -9 %d), received %d, lost %d, duplicated (identical) %d, reordered %d, differing %d; "+
-		"commands %d, acknowledged %d, acknowledged but not journaled %d, journaled twice %d",
+		"commands %d, acknowledged %d, acknowledged but not journaled %d (%d acknowledged by Mosquitto within 1 s before its own kill -9), journaled twice %d",
 		f.Events, f.Kill9+f.Term+f.BrokerKills, f.Kill9, f.Term, f.BrokerKills, f.Received, f.Lost, f.Duplicated, f.Reordered, f.Differing,
-		f.Commands, f.Acked, f.AckedLost, f.AckedTwice)
+		f.Commands, f.Acked, f.AckedLost, f.LostToBroker, f.AckedTwice)
 }
 
-// compareCommands counts the commands acknowledged (their ids, as compact
-// JSON) against the journal's record lines: those it does not hold, and
+// compareCommands holds the commands acknowledged against the journal's
+// record lines: it returns those the journal does not hold, and counts
 // those it holds more than once.
-func compareCommands(acked []string, lines [][]byte) (lost, twice int) {
+func compareCommands(acked []ackedCommand, lines [][]byte) (lost []ackedCommand, twice int) {
 	held := map[string]int{}
 	for _, l := range lines {
 		var h struct{ ID json.RawMessage }
@@ -70,10 +73,10 @@ func compareCommands(acked []string, lines [][]byte) (lost, twice int) {
 			held[string(h.ID)]++
 		}
 	}
-	for _, id := range acked {
-		switch n := held[id]; {
+	for _, c := range acked {
+		switch n := held[c.ID]; {
 		case n == 0:
-			lost++
+			lost = append(lost, c)
 		case n > 1:
 			twice++
 		}
@@ -81,18 +84,44 @@ func compareCommands(acked []string, lines [][]byte) (lost, twice int) {
 	return lost, twice
 }
 
+// lostToBroker counts the commands of lost acknowledged within a second
+// before one of the broker's own kills.
+func lostToBroker(lost []ackedCommand, brokerKills []time.Time) int {
+	n := 0
+	for _, c := range lost {
+		for _, k := range brokerKills {
+			if d := k.Sub(c.At); d >= 0 && d < time.Second {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 func TestCompareCommands(t *testing.T) {
 	lines := [][]byte{[]byte(`{"type":"bid","id":1}`), []byte(`{"type":"leave","id":"p-1"}`), []byte(`{"type":"leave","id":"p-1"}`), []byte(`{"type":"x"}`)}
+	t0 := time.Now()
 	for _, tt := range []struct {
-		acked       []string
-		lost, twice int
+		acked             []string
+		lost, twice, toMQ int
 	}{
-		{[]string{"1"}, 0, 0},
-		{[]string{"1", `"p-2"`}, 1, 0},
-		{[]string{`"p-1"`, "2"}, 1, 1},
+		{[]string{"1"}, 0, 0, 0},
+		{[]string{"1", `"p-2"`}, 1, 0, 1},
+		{[]string{`"p-1"`, "2", "3"}, 2, 1, 1},
 	} {
-		if lost, twice := compareCommands(tt.acked, lines); lost != tt.lost || twice != tt.twice {
-			t.Errorf("%v: got %d lost, %d twice; want %d, %d", tt.acked, lost, twice, tt.lost, tt.twice)
+		var acked []ackedCommand
+		for i, id := range tt.acked {
+			acked = append(acked, ackedCommand{id, t0.Add(time.Duration(i) * time.Second)})
+		}
+		lost, twice := compareCommands(acked, lines)
+		if len(lost) != tt.lost || twice != tt.twice {
+			t.Errorf("%v: got %d lost, %d twice; want %d, %d", tt.acked, len(lost), twice, tt.lost, tt.twice)
+		}
+		// The broker killed 1.5 s after the start: the command
+		// acknowledged at 1 s is its loss, one at 2 s is not.
+		if got := lostToBroker(lost, []time.Time{t0.Add(1500 * time.Millisecond)}); got != tt.toMQ {
+			t.Errorf("%v: got %d lost to the broker's kill; want %d", tt.acked, got, tt.toMQ)
 		}
 	}
 }
@@ -184,8 +213,8 @@ func TestSoak(t *testing.T) {
 			f := soak(t, broker == "mosquitto", kills, kill9)
 			t.Logf("soak %s: %s", broker, f)
 			fmt.Printf("soak %s: %s\n", broker, f)
-			if f.Lost > 0 || f.Reordered > 0 || f.Differing > 0 || f.AckedLost > 0 || f.AckedTwice > 0 {
-				t.Errorf("%s: %s; want 0 lost, 0 reordered, 0 differing, every acknowledged command journaled once", broker, f)
+			if f.Lost > 0 || f.Reordered > 0 || f.Differing > 0 || f.AckedLost > f.LostToBroker || f.AckedTwice > 0 {
+				t.Errorf("%s: %s; want 0 lost, 0 reordered, 0 differing, every acknowledged command journaled once (but those a kill -9 of Mosquitto lost)", broker, f)
 			}
 		})
 	}
@@ -250,7 +279,7 @@ func soak(t *testing.T, mosquitto bool, kills int, kill9 bool) soakFigures {
 	stopPest := make(chan struct{})
 	pestDone := make(chan struct{})
 	pest := newOncePublisher(url, "pest")
-	var pestAcked []string
+	var pestAcked []ackedCommand
 	pestSent := 0
 	go func() {
 		defer close(pestDone)
@@ -262,11 +291,12 @@ func soak(t *testing.T, mosquitto bool, kills int, kill9 bool) soakFigures {
 			}
 			pestSent++
 			if pest.publish("liarsdice/t1/cmd", fmt.Appendf(nil, `{"id":"pest-%d","type":"bid","seat":"zed","quantity":1,"face":2}`, i), time.Second) {
-				pestAcked = append(pestAcked, fmt.Sprintf(`"pest-%d"`, i))
+				pestAcked = append(pestAcked, ackedCommand{fmt.Sprintf(`"pest-%d"`, i), time.Now()})
 			}
 		}
 	}()
 	var f soakFigures
+	var brokerKills []time.Time
 	for k := 0; k < kills; k++ {
 		until := time.Now().Add(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
 		for time.Now().Before(until) {
@@ -274,6 +304,7 @@ func soak(t *testing.T, mosquitto bool, kills int, kill9 bool) soakFigures {
 		}
 		if mosquitto && !kill9 && rng.IntN(4) == 0 {
 			// The broker dies under the daemon, which stays.
+			brokerKills = append(brokerKills, time.Now())
 			m.Kill9()
 			f.BrokerKills++
 			continue
@@ -315,7 +346,11 @@ func soak(t *testing.T, mosquitto bool, kills int, kill9 bool) soakFigures {
 	}
 	acked := append(drv.acked, pestAcked...)
 	f.Commands, f.Acked = drv.seq+pestSent, len(acked)
-	f.AckedLost, f.AckedTwice = compareCommands(acked, lines)
+	lost, twice := compareCommands(acked, lines)
+	f.AckedLost, f.AckedTwice, f.LostToBroker = len(lost), twice, lostToBroker(lost, brokerKills)
+	for _, c := range lost[:min(len(lost), 10)] {
+		t.Logf("acknowledged, not journaled: command %s, acknowledged at %s (broker kills at %v)", c.ID, c.At.Format("15:04:05.000"), brokerKills)
+	}
 	// What is owed may still be on its way: wait for every seq, or give
 	// up after a minute and count what never came as lost.
 	var got [][]byte
@@ -343,7 +378,7 @@ func soak(t *testing.T, mosquitto bool, kills int, kill9 bool) soakFigures {
 		}
 		if f2.Lost == 0 || time.Now().After(deadline) {
 			f2.Kill9, f2.Term, f2.BrokerKills = f.Kill9, f.Term, f.BrokerKills
-			f2.Commands, f2.Acked, f2.AckedLost, f2.AckedTwice = f.Commands, f.Acked, f.AckedLost, f.AckedTwice
+			f2.Commands, f2.Acked, f2.AckedLost, f2.AckedTwice, f2.LostToBroker = f.Commands, f.Acked, f.AckedLost, f.AckedTwice, f.LostToBroker
 			return f2
 		}
 		time.Sleep(100 * time.Millisecond)
