@@ -49,8 +49,12 @@ func TestEmbeddedBrokerStoresACommandBeforeItsAcknowledgement(t *testing.T) {
 		t.Fatalf("connecting: %v", tok.Error())
 	}
 	defer pub.Disconnect(50)
-	for i := 1; i <= 5; i++ {
-		tok := pub.Publish(awayCommands, 1, false, fmt.Sprintf(`{"id":%d,"type":"leave","seat":"ann"}`, i))
+	for i := 1; i <= 6; i++ {
+		qos := byte(1)
+		if i == 6 {
+			qos = 2 // stored once too
+		}
+		tok := pub.Publish(awayCommands, qos, false, fmt.Sprintf(`{"id":%d,"type":"leave","seat":"ann"}`, i))
 		if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
 			t.Fatalf("command %d: %v", i, tok.Error())
 		}
