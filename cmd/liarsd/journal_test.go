@@ -230,6 +230,14 @@ func TestJournalCheckAgreesWithRun(t *testing.T) {
 				t.Errorf("%q: want it to say how to go on", words)
 			}
 
+			// repair cuts damage before the tail; what was published it
+			// cannot bring back, and says so.
+			stdout.Reset()
+			code = dispatch(context.Background(), []string{"journal", "repair", path}, nil, &stdout, &stderr)
+			if code != 1 || !strings.Contains(stdout.String(), "cutting cannot repair it") && !strings.Contains(stdout.String(), "would copy it to") {
+				t.Errorf("journal repair: exit %d, %q; want 1, and what it would cut or that cutting cannot help", code, stdout.String())
+			}
+
 			stdout.Reset()
 			if code := dispatch(context.Background(), []string{"journal", "new", path}, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("journal new: exit %d, %q %q", code, stdout.String(), stderr.String())
