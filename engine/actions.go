@@ -2,8 +2,24 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 )
+
+// given is a number a record line gave, for a message: record.Decode holds
+// one beyond 32 bits at the nearest 32-bit bound (1e308 as 2147483647), so
+// a bound is said to be too large, or too small, rather than shown as the
+// number the line never held.
+func given(v int) string {
+	switch {
+	case v >= math.MaxInt32:
+		return "a number too large"
+	case v <= math.MinInt32:
+		return "a number too small"
+	}
+	return strconv.Itoa(v)
+}
 
 // apply checks one action against the game and, when it is accepted,
 // carries it out. The checks follow RECORD.md's order of reasons, and
@@ -92,10 +108,10 @@ func (g *game) doBid(a Action) *Rejection {
 		return r
 	}
 	if inPlay := g.diceInPlay(); a.Quantity < 1 || a.Quantity > inPlay {
-		return reject(BadBid, "the quantity must be 1 to %d (the dice in play), not %d", inPlay, a.Quantity)
+		return reject(BadBid, "the quantity must be 1 to %d (the dice in play), not %s", inPlay, given(a.Quantity))
 	}
 	if a.Face < 1 || a.Face > g.s.sides {
-		return reject(BadBid, "the face must be 1 to %d, not %d", g.s.sides, a.Face)
+		return reject(BadBid, "the face must be 1 to %d, not %s", g.s.sides, given(a.Face))
 	}
 	if g.bid != nil && !g.raises(a.Quantity, a.Face) {
 		return reject(BidNotHigher, "%s does not raise %s", g.bidName(a.Quantity, a.Face), g.bidName(g.bid.quantity, g.bid.face))
@@ -282,7 +298,7 @@ func checkShown(a Action) *Rejection {
 	}
 	for _, f := range a.Shown {
 		if f < 1 || f > starSides {
-			return reject(BadInput, "a shown face must be 1 to %d, not %d", starSides, f)
+			return reject(BadInput, "a shown face must be 1 to %d, not %s", starSides, given(f))
 		}
 	}
 	return nil
