@@ -592,5 +592,15 @@ func TestScoreboardPerudo(t *testing.T) {
 		t.Errorf("result: got %+v; want count 1 with 1 die counted (ann's one is not wild)", result)
 	}
 	waitFor(t, p, "the plain hand", `!document.querySelector('#meta .palifico') && document.getElementById('meta').textContent.includes('hand 3')`, nil)
+	// A bid on wild ones stands on the track's ones space: one one right
+	// after two of any face.
+	ref.play(`{"type":"bid","seat":"bob","quantity":1,"face":5}`, `{"type":"bid","seat":"cy","quantity":1,"face":1}`)
+	var lit string
+	waitFor(t, p, "the ones space lit", `(() => { const l = document.querySelector('#track .space.lit');
+	  const spaces = [...document.querySelectorAll('#track .space')].map(e => e.classList.contains('ones') ? 'o' : 'n').join('');
+	  return l && l.classList.contains('ones') ? spaces + ' ' + [...document.querySelectorAll('#track .space')].indexOf(l) : null })()`, &lit)
+	if lit != "nnonno 2" {
+		t.Errorf("track: got %q; want number 1, 2, ones 1 (lit), number 3, 4, ones 2", lit)
+	}
 	noConsoleErrors(t, p)
 }

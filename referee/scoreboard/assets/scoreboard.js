@@ -116,7 +116,7 @@
     bid.removeAttribute('data-quantity'); bid.removeAttribute('data-face');
     if (!st) return;
     var total = O.inPlay(st).reduce(function (n, s) { return n + s.dice; }, 0);
-    trackBox.appendChild(D.track(total, st.bid, star()));
+    trackBox.appendChild(D.track(total, st.bid, star(), st.rules === 'perudo' && !!st.wild));
     if (!st.bid) {
       bid.appendChild(el('span', 'none', st.phase === 'bidding' ? (st.turn ? st.turn + ' opens the bidding' : 'no bid yet') : 'no bid'));
       return;
