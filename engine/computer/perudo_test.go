@@ -173,20 +173,25 @@ func TestPerudoStrongTakesTheSwitch(t *testing.T) {
 
 // TestPerudoSolvedThroughEngine plays two-seat perudo through the engine:
 // with one or two dice a seat the strong level plays the solution at every
-// decision; with five, it plays it once both seats are down to two.
+// decision; with five, it plays it once both seats are down to two. Two
+// seats never play a palifico hand (it needs three) nor a calza, so the
+// options change nothing: the solution covers the game with them on or
+// off.
 func TestPerudoSolvedThroughEngine(t *testing.T) {
 	for _, dice := range []int{1, 2, 5} {
-		var solved, all atomic.Int64
-		s := counting{Solved: Strong(), solved: &solved, all: &all}
-		a := Arena{Rules: "perudo", Seats: 2, Seed: 3, Options: engine.Options{Dice: &dice}}
-		if _, err := a.Play(60, s, s); err != nil {
-			t.Fatalf("%d dice: %v", dice, err)
-		}
-		switch {
-		case dice <= 2 && (solved.Load() != all.Load() || all.Load() == 0):
-			t.Errorf("%d dice: the solution covered %d of %d decisions; want all", dice, solved.Load(), all.Load())
-		case dice == 5 && (solved.Load() == 0 || solved.Load() == all.Load()):
-			t.Errorf("%d dice: the solution covered %d of %d decisions; want the end of the games", dice, solved.Load(), all.Load())
+		for _, on := range []bool{true, false} {
+			var solved, all atomic.Int64
+			s := counting{Solved: Strong(), solved: &solved, all: &all}
+			a := Arena{Rules: "perudo", Seats: 2, Seed: 3, Options: engine.Options{Dice: &dice, Palifico: &on, Calza: &on}}
+			if _, err := a.Play(60, s, s); err != nil {
+				t.Fatalf("%d dice: %v", dice, err)
+			}
+			switch {
+			case dice <= 2 && (solved.Load() != all.Load() || all.Load() == 0):
+				t.Errorf("%d dice, options %v: the solution covered %d of %d decisions; want all", dice, on, solved.Load(), all.Load())
+			case dice == 5 && (solved.Load() == 0 || solved.Load() == all.Load()):
+				t.Errorf("%d dice, options %v: the solution covered %d of %d decisions; want the end of the games", dice, on, solved.Load(), all.Load())
+			}
 		}
 	}
 }
