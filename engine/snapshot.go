@@ -80,7 +80,7 @@ func (t *Table) Snapshot() Snapshot {
 	s.Rules, s.Game, s.Hand, s.Phase = g.p.Name, g.number, g.hand, g.phase
 	s.Sides, s.StarDie, s.Wild, s.Palifico = g.s.sides, g.p.StarDie, g.wildFace() == 1, g.palifico
 	s.StartDice, s.ShowReroll = g.s.dice, g.p.StarDie && g.s.showReroll
-	if g.p.SpotOnSeats > 0 || g.p.SpotOn != SpotOnNone && !g.s.spotOn {
+	if g.p.SpotOnSeats > 0 { // perudo: the calza comes and goes
 		calza := g.s.spotOn && g.count(g.inGame) >= g.p.SpotOnSeats
 		s.Calza = &calza
 	}
