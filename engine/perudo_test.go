@@ -3,6 +3,7 @@ package engine_test
 // Tests written from RULINGS.md's perudo section, ruling by ruling.
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/liarsd/liarsd/engine"
@@ -485,4 +486,30 @@ func TestPerudoPalificoInRandomGames(t *testing.T) {
 		t.Error("200 random games played no palifico hand")
 	}
 	t.Logf("%d palifico hands in 200 random games", palificos)
+}
+
+// TestPerudoSettle: a reveal read in doubt between a one and a 4, under a
+// bid on 4s, settles in a plain hand (the one is wild) and not in a
+// palifico hand (it is not).
+func TestPerudoSettle(t *testing.T) {
+	const start = `{"type":"new_game","rules":"perudo","seats":["ann","bob","cy"],"first":"ann","options":{"dice":2}}`
+	plain := tableAt(t, start+"\n"+`{"type":"bid","seat":"ann","quantity":3,"face":4}`+"\n"+`{"type":"challenge","seat":"bob"}`)
+	got, rej := plain.Settle(map[string][]engine.ReadDie{"ann": read(sure(4), maybe(1, 4)), "bob": read(sure(4), sure(2)), "cy": read(sure(5), sure(6))})
+	if rej != nil || !got.Settled {
+		t.Fatalf("plain hand: settled %v (%v, why %q); want settled: a one counts for 4s", got.Settled, rej, got.Why)
+	}
+	palifico := tableAt(t, start+`
+{"type":"bid","seat":"ann","quantity":2,"face":3}
+{"type":"challenge","seat":"bob"}
+{"type":"reveal","dice":{"ann":[3,4],"bob":[5,6],"cy":[2,2]}}
+{"type":"bid","seat":"ann","quantity":1,"face":4}
+{"type":"bid","seat":"bob","quantity":2,"face":4}
+{"type":"challenge","seat":"cy"}`)
+	if !palifico.Snapshot().Palifico {
+		t.Fatal("hand 2 is not a palifico hand")
+	}
+	got, rej = palifico.Settle(map[string][]engine.ReadDie{"ann": read(maybe(1, 4)), "bob": read(sure(4), sure(2)), "cy": read(sure(5), sure(6))})
+	if rej != nil || got.Settled || !strings.Contains(got.Why, "ann") {
+		t.Fatalf("palifico hand: settled %v (%v, why %q); want a look at ann's die: a one does not count for 4s", got.Settled, rej, got.Why)
+	}
 }
