@@ -75,7 +75,7 @@ func (r *Referee) refreshBoard(snap engine.Snapshot) {
 func showBid(b Board, snap engine.Snapshot, q, f int) error {
 	p := engine.Presets[snap.Rules]
 	ones := p != nil && p.WildOnes && snap.Wild && f == 1
-	err := b.ShowBid(q, f, f == 1 && snap.StarDie || ones)
+	err := b.ShowBid(q, f, (f == 1 && snap.StarDie) || ones)
 	if err != nil && ones {
 		return b.ShowBid(q, f, false)
 	}
