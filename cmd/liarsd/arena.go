@@ -38,7 +38,7 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	seed := fs.Int64("seed", 1, "seed of every game")
 	workers := fs.Int("workers", 0, "games played at once (0: one per CPU)")
 	timing := fs.Bool("time", false, "time each of A's decisions and print their median and 99th percentile (set -workers 1 for one core)")
-	exploit := fs.Bool("exploit", false, "instead of games, compute the exact best response to each of -levels in two-seat common-hand with -dice dice a seat")
+	exploit := fs.Bool("exploit", false, "instead of games, compute the exact best response to each of -levels in the two-seat game of -rules (common-hand, the default, or perudo) with -dice dice a seat")
 	levels := fs.String("levels", strings.Join(computer.Levels, ","), "levels -exploit measures, comma-separated")
 	dice := fs.Int("dice", 0, "dice a seat starts with (options.dice; 0: the preset's default); -exploit takes 1 (its default) or 2")
 	samples := fs.Int("samples", 200, "-exploit: choices drawn to read a level that draws at random and tells no distribution")
@@ -72,7 +72,16 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if *samples < 1 || *budget < 1 {
 			return usageError(fs, stderr, "-samples and -budget must be at least 1")
 		}
-		return runExploit(ctx, splitList(*levels), *dice, *samples, *budget, uint64(*seed), stdout, stderr)
+		game := "common-hand"
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "rules" {
+				game = *rules
+			}
+		})
+		if game != "common-hand" && game != "perudo" {
+			return usageError(fs, stderr, "-exploit -rules %q: the solved games are common-hand and perudo", game)
+		}
+		return runExploit(ctx, game, splitList(*levels), *dice, *samples, *budget, uint64(*seed), stdout, stderr)
 	}
 	plan, err := arenaPlan(*rules, *seats, *a, *b, *games)
 	if err != nil {
@@ -159,8 +168,8 @@ func (t *timedStrategy) summary() string {
 }
 
 // runExploit prints, for each level, the exact best response's chance of
-// winning two-seat common-hand against it, in both seatings.
-func runExploit(ctx context.Context, levels []string, dice, samples, budget int, seed uint64, stdout, stderr io.Writer) int {
+// winning the two-seat game of the rules against it, in both seatings.
+func runExploit(ctx context.Context, rules string, levels []string, dice, samples, budget int, seed uint64, stdout, stderr io.Writer) int {
 	if len(levels) == 0 {
 		fmt.Fprintln(stderr, "liarsd arena: -levels names no level")
 		return 2
@@ -176,7 +185,7 @@ func runExploit(ctx context.Context, levels []string, dice, samples, budget int,
 	if dice == 1 {
 		unit = "die"
 	}
-	fmt.Fprintf(stdout, "best response in two-seat common-hand, %d %s a seat (options.dice = %d)\n", dice, unit, dice)
+	fmt.Fprintf(stdout, "best response in two-seat %s, %d %s a seat (options.dice = %d)\n", rules, dice, unit, dice)
 	fmt.Fprintf(stdout, row, "level", "br opens", "br second", "br mean", "exploitability", "histories", "time")
 	for _, l := range levels {
 		if ctx.Err() != nil {
@@ -184,7 +193,7 @@ func runExploit(ctx context.Context, levels []string, dice, samples, budget int,
 		}
 		s, _ := computer.New(l)
 		start := time.Now()
-		e, err := computer.Exploit(s, dice, samples, seed, budget)
+		e, err := computer.Exploit(s, rules, dice, samples, seed, budget)
 		if err != nil {
 			fmt.Fprintf(stderr, "liarsd arena: %s: %v\n", l, err)
 			return 1

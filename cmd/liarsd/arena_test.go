@@ -61,6 +61,9 @@ func TestArenaExploit(t *testing.T) {
 	}{
 		{name: "one die", args: []string{"--exploit", "--dice", "1", "--levels", "strong-v1,strong"},
 			inStdout: []string{"strong-v1 100.00% 100.00% 100.00% +50.00%", "strong 52.05% 48.17% 50.11% +0.11%"}},
+		{name: "perudo, one die", args: []string{"--exploit", "--rules", "perudo", "--dice", "1", "--levels", "strong-v1,strong"},
+			inStdout: []string{"two-seat perudo, 1 die", "strong-v1 58.33% 58.33% 58.33% +8.33%", "strong 47.22% 52.78% 50.00%"}},
+		{name: "an unsolved game", args: []string{"--exploit", "--rules", "star-board"}, code: 2, inStderr: "the solved games are common-hand and perudo"},
 		{name: "bad dice", args: []string{"--exploit", "--dice", "3"}, code: 2, inStderr: "-dice 3"},
 		{name: "unknown level", args: []string{"--exploit", "--levels", "grandmaster"}, code: 2, inStderr: `no level "grandmaster"`},
 		{name: "timed games", args: []string{"--rules", "common-hand", "--seats", "2", "--games", "5", "--b", "random", "--time"},

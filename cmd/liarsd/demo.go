@@ -29,7 +29,7 @@ func init() {
 func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rules := fs.String("rules", "star-board", "preset: star-board, tavern, common-hand, kids, classic, endurance")
+	rules := fs.String("rules", "star-board", "preset: star-board, tavern, common-hand, kids, classic, endurance, perudo")
 	nseats := fs.Int("seats", 0, "number of seats, 2 to 6 (default 4, or the preset's minimum)")
 	options := fs.String("options", "", `preset options as JSON, e.g. '{"dice":3}'`)
 	broker := fs.String("broker", "", "external broker URL (default: an embedded broker on 127.0.0.1:1883, or a free port)")

@@ -377,7 +377,11 @@ func (d *Driver) narrate(ch referee.Change, typ, seat string) {
 	for _, e := range ch.Events {
 		switch e := e.(type) {
 		case *engine.HandStarted:
-			d.Say("— game %d hand %d: %s opens; dice %v", e.Game, e.Hand, e.Opener, e.Dice)
+			opens := "opens"
+			if e.Palifico != nil && *e.Palifico {
+				opens = "opens a palifico hand (ones not wild, the face stays)"
+			}
+			d.Say("— game %d hand %d: %s %s; dice %v", e.Game, e.Hand, e.Opener, opens, e.Dice)
 		case *engine.Resolved:
 			msg := fmt.Sprintf("resolved (%s): dice %v", e.Call, e.Dice)
 			if e.Count != nil && e.Bid != nil {

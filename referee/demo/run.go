@@ -172,7 +172,8 @@ func Run(ctx context.Context, o Options) error {
 	c.Camera.Retry = 400 * time.Millisecond
 	track := dice * o.Seats
 	stars := 0
-	if p.StarDie {
+	if p.StarDie || p.WildOnes {
+		// Star-board's star spaces; perudo's ones bids stand on them.
 		stars = track / 2
 	}
 	c.Board = &hardware.Config{Driver: hardware.DriverSim, Seats: names,

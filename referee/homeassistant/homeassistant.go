@@ -188,6 +188,12 @@ func Configs(o Options, s engine.Snapshot) []Message {
 	// Assistant ignores.
 	add("event", "result", Config{Name: "Game result", StateTopic: events, EventTypes: []string{engine.EvGameOver, engine.EvMatchOver},
 		ValueTemplate: ResultTemplate, Icon: "mdi:trophy"})
+	if p := engine.Presets[s.Rules]; p != nil && p.Palifico {
+		// Perudo: whether the hand is a palifico hand (ones not wild, the
+		// face locked); the state says it in every hand.
+		add("binary_sensor", "palifico", Config{Name: "Palifico hand", StateTopic: state, PayloadOn: "ON", PayloadOff: "OFF",
+			ValueTemplate: "{{ 'ON' if value_json.palifico | default(false) else 'OFF' }}", Icon: "mdi:dice-1"})
+	}
 	if s.Pot != nil {
 		add("sensor", "pot", Config{Name: "Pot", StateTopic: state, ValueTemplate: "{{ value_json.pot | default(0) }}", StateClass: "measurement", UnitOfMeasurement: "chips", Icon: "mdi:poker-chip"})
 	}

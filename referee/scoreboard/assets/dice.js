@@ -83,28 +83,34 @@
   }
 
   // trackSpaces lists the spaces of the bidding track up to total dice:
-  // star-board interleaves a star space after every second number space.
-  function trackSpaces(total, star) {
+  // star-board interleaves a star space after every second number space,
+  // and perudo, while ones are wild, a ones space (q ones rank right after
+  // 2q of any face).
+  function trackSpaces(total, star, ones) {
     var out = [];
     for (var n = 1; n <= total; n++) {
       out.push({ kind: 'number', n: n });
-      if (star && n % 2 === 0) out.push({ kind: 'star', n: n / 2 });
+      if ((star || ones) && n % 2 === 0) out.push({ kind: star ? 'star' : 'ones', n: n / 2 });
     }
     return out;
   }
 
-  // track draws the bidding track with the standing bid's space lit.
-  function track(total, bid, star) {
+  // track draws the bidding track with the standing bid's space lit. ones
+  // says a bid on ones stands on its own space (perudo, ones wild).
+  function track(total, bid, star, ones) {
     var wrap = el('div', 'track');
+    var own = bid && bid.face === 1 && (star || ones); // a star or ones bid on its own space
     var max = total;
-    if (bid) max = Math.max(max, star && bid.face === 1 ? bid.quantity * 2 : bid.quantity);
-    trackSpaces(max, star).forEach(function (sp) {
+    if (bid) max = Math.max(max, own ? bid.quantity * 2 : bid.quantity);
+    trackSpaces(max, star, ones).forEach(function (sp) {
       var cell = el('div', 'space ' + sp.kind);
-      var lit = bid && (sp.kind === 'star' ? (star && bid.face === 1 && bid.quantity === sp.n)
-        : (!(star && bid.face === 1) && bid.quantity === sp.n));
+      var lit = bid && (sp.kind === 'number' ? (!own && bid.quantity === sp.n) : (own && bid.quantity === sp.n));
       if (sp.kind === 'star') {
         cell.appendChild(el('span', 'star-mark', '\u2605'));
         cell.appendChild(el('span', 'n', sp.n));
+      } else if (sp.kind === 'ones') {
+        cell.appendChild(el('span', 'n', sp.n));
+        cell.appendChild(die(1, {}));
       } else {
         cell.appendChild(el('span', 'n', sp.n));
       }

@@ -125,9 +125,11 @@
       seq: num(v.seq), rules: str(v.rules), game: int(v.game, 0, 1e9), hand: int(v.hand, 0, 1e9),
       phase: str(v.phase), turn: str(v.turn), status: str(v.status),
       sides: int(v.sides, 2, MAX_FACE) || 6, star_die: v.star_die === true, wild: v.wild === true,
+      palifico: v.palifico === true,
       bid: cleanBid(v.bid), seats: [], last: cleanResolved(v.last), call: null
     };
     if (st.bid && st.bid.seat === null) st.bid = null;
+    if (typeof v.calza === 'boolean') st.calza = v.calza;
     ['pot', 'stake', 'running_pot'].forEach(function (k) { if (num(v[k]) !== null) st[k] = v[k]; });
     if (isObj(v.wins)) st.wins = numbers(v.wins);
     if (isObj(v.call) && typeof v.call.caller === 'string') st.call = { caller: v.call.caller, call: str(v.call.call) };
@@ -177,6 +179,7 @@
         break;
       case 'hand_started':
         ev.dice = numbers(v.dice);
+        if (typeof v.palifico === 'boolean') ev.palifico = v.palifico;
         break;
       case 'show':
         ev.shown = faces(v.shown) || [];

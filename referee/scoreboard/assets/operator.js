@@ -258,6 +258,7 @@
     if (st) {
       if (st.rules) meta.appendChild(el('span', '', st.rules));
       if (st.game) meta.appendChild(el('span', '', 'game ' + st.game + (st.hand ? ', hand ' + st.hand : '')));
+      if (st.palifico) meta.appendChild(el('span', 'palifico', 'palifico hand'));
       if (st.phase) meta.appendChild(el('span', 'phase', st.phase));
       if (st.status) {
         var s = el('span', 'ref-status', st.status);

@@ -10,6 +10,9 @@
     cfg: null, table: '', state: null, status: '', conn: 'connecting',
     items: [], maxSeq: 0, pendingReveal: null, lastResult: null, winner: null, winnerSeq: 0, local: false,
     look: null, histRules: null,
+    // handPalifico: whether the hand the events are in is a perudo
+    // palifico hand (its hand_started says), null before one is seen.
+    handPalifico: null,
     // gameNumber is the game's number in the table's journal (api/history),
     // null while unknown; gameFrom is the seq after which the game on the
     // table began; awaitingHand: a new game seen in the state whose first
@@ -41,6 +44,7 @@
       meta.appendChild(el('span', 'rules', st.rules));
       var gh = W.gameWords(st, S.gameNumber);
       if (gh) meta.appendChild(el('span', 'gh', gh));
+      if (st.palifico) meta.appendChild(el('span', 'palifico', 'palifico hand: ones not wild, the face stays'));
       meta.appendChild(el('span', 'phase', W.phase(st)));
       // The referee's own status: reading the dice, waiting for them (no
       // camera, or it failed), a read that needs a look, an error.
@@ -112,7 +116,7 @@
     bid.removeAttribute('data-quantity'); bid.removeAttribute('data-face');
     if (!st) return;
     var total = O.inPlay(st).reduce(function (n, s) { return n + s.dice; }, 0);
-    trackBox.appendChild(D.track(total, st.bid, star()));
+    trackBox.appendChild(D.track(total, st.bid, star(), st.rules === 'perudo' && !!st.wild));
     if (!st.bid) {
       bid.appendChild(el('span', 'none', st.phase === 'bidding' ? (st.turn ? st.turn + ' opens the bidding' : 'no bid yet') : 'no bid'));
       return;
@@ -128,7 +132,8 @@
       chance.setAttribute('data-chance', c.chance.toFixed(6));
       chance.appendChild(el('span', 'big', O.percent(c.chance)));
       chance.appendChild(el('span', 'small', ' chance the bid is true (exactly: ' + O.percent(c.exactly) + '), with ' +
-        c.hidden + ' hidden dice' + (c.known ? ' and ' + c.known + ' shown that count' : '')));
+        c.hidden + ' hidden dice' + (c.known ? ' and ' + c.known + ' shown that count' : '') +
+        (st.palifico ? ' (palifico: ones are not wild)' : '')));
     }
   }
 
@@ -177,7 +182,8 @@
   function itemText(it) {
     var isStar = star();
     switch (it.type) {
-      case 'hand_started': return 'Hand ' + it.hand + (it.game > 1 ? ' (round ' + it.game + ')' : '') + ': ' + it.opener + ' opens';
+      case 'hand_started': return 'Hand ' + it.hand + (it.game > 1 ? ' (round ' + it.game + ')' : '') + ': ' + it.opener + ' opens' +
+        (it.palifico ? ' a palifico hand' : '');
       case 'bid': return it.seat + ' bids ' + D.bidWords(it.quantity, it.face, isStar) + (it.stake ? ' (stake ' + it.stake + ')' : '');
       case 'show': return it.seat + ' shows ' + W.plural((it.shown || []).length, 'die', 'dice');
       case 'challenge': return it.seat + ' calls liar';
@@ -243,6 +249,7 @@
         // said so at its opening roll.
         if (ev.game === 1 && ev.hand === 1 && !fromHistory && !S.awaitingHand) startGame((ev.seq || S.maxSeq) - 1);
         S.awaitingHand = false;
+        S.handPalifico = ev.palifico === true;
         break;
       case 'corrected':
         // The hand is resolved again: its result and any winner it made
@@ -256,9 +263,14 @@
       case 'resolved':
         if (ev.call !== 'fold' && S.pendingReveal && ev.bid && typeof ev.count === 'number') {
           var r = S.state || S.histRules || {};
+          // The state may already be the next hand's: in perudo, ones are
+          // wild in every hand but a palifico one, which its hand_started
+          // event says.
+          var palifico = S.handPalifico === null ? !!r.palifico : S.handPalifico;
+          var wild = r.rules === 'perudo' ? !palifico : !!r.wild;
           S.lastResult = {
             resolved: ev, dice: S.pendingReveal.dice, shown: S.pendingReveal.shown,
-            rules: { sides: r.sides || 6, star_die: !!r.star_die, wild: !!r.wild },
+            rules: { sides: r.sides || 6, star_die: !!r.star_die, wild: wild },
             corrected: !!S.correcting
           };
         }

@@ -20,12 +20,13 @@
   // gameWords says which game and hand: "game 4 · hand 2". number is the
   // game's number in the table's journal (null when the page cannot know
   // it: another table's page, the venue); an endurance match counts its
-  // rounds; there is no hand during an opening roll (hand 0).
+  // rounds; there is no hand during an opening roll (hand 0). A perudo
+  // palifico hand says so: "hand 5 (palifico)".
   function gameWords(st, number) {
     var parts = [];
     if (number) parts.push('game ' + number);
     if (st.wins && st.game) parts.push('round ' + st.game);
-    if (st.hand > 0 && st.phase !== 'opening') parts.push('hand ' + st.hand);
+    if (st.hand > 0 && st.phase !== 'opening') parts.push('hand ' + st.hand + (st.palifico ? ' (palifico)' : ''));
     return parts.join(' \u00b7 ');
   }
 
