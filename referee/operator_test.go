@@ -142,3 +142,32 @@ func TestOperatorReadSaysWhichDoubtsMatter(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatorPagesCommandIsTheOperators: a command whose id the operator
+// page gave it ("operator-...") is the operator's, on the page and to
+// observers; another command over MQTT stays "mqtt".
+func TestOperatorPagesCommandIsTheOperators(t *testing.T) {
+	h := startUnderAHand(t, time.Hour)
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	h.rec.waitFor(t, "the read in doubt", func() bool { return h.ref.LastRead() != nil })
+	command := func(line string) {
+		t.Helper()
+		done := make(chan referee.Reply, 1)
+		if err := h.ref.SubmitCommand([]byte(line), false, func(rep referee.Reply) { done <- rep }); err != nil {
+			t.Fatal(err)
+		}
+		if rep := <-done; !rep.OK {
+			t.Fatalf("%s: %+v", line, rep)
+		}
+	}
+	command(`{"id":"operator-m1x-3f2a","type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`)
+	if rd := h.ref.LastRead(); rd == nil || rd.Source != referee.SourceOperator {
+		t.Errorf("after the operator page's reveal: got %+v; want it accepted from %q", rd, referee.SourceOperator)
+	}
+	command(`{"id":7,"type":"correct","dice":{"ann":[3,4],"bob":[5,2]}}`)
+	if rd := h.ref.LastRead(); rd == nil || rd.Source != referee.SourceMQTT {
+		t.Errorf("after another app's correction: got %+v; want it accepted from %q", rd, referee.SourceMQTT)
+	}
+}

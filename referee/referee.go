@@ -37,6 +37,12 @@ const (
 	SourceSeat     = "seat" // a computer seat, "seat:NAME"
 )
 
+// OperatorIDPrefix begins the ids of the operator page's commands: a
+// command over MQTT whose id is a string with it is the operator's (its
+// source is SourceOperator). It grants nothing: the source only names who
+// sent a line, in logs, to observers and on the operator page.
+const OperatorIDPrefix = "operator-"
+
 // ErrBusy is returned by Submit when the input queue is full.
 var ErrBusy = errors.New("referee: busy, the input queue is full")
 
@@ -524,6 +530,11 @@ func (r *Referee) post(f func()) {
 func (r *Referee) handle(in input) {
 	if len(in.line) <= MaxCommandBytes {
 		id, _ := splitCommand(in.line)
+		if in.source == SourceMQTT && bytes.HasPrefix(id, []byte(`"`+OperatorIDPrefix)) {
+			// The operator page's own command: logged, and shown on the
+			// page, as the operator's.
+			in.source = SourceOperator
+		}
 		if a, ok := r.applied[idKey(id)]; ok {
 			prev := a.rep
 			r.log.Info("referee: a command id seen before; answered as then, not applied again", "id", string(id), "ok", prev.OK, "source", in.source, "redelivered", in.redelivered)
