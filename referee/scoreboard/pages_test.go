@@ -23,15 +23,18 @@ import (
 
 // journaledReferee is a fakeReferee that also keeps the table's journal
 // and publishes the state as the referee does: the engine's snapshot
-// with the table's status and its last resolution (kept from the game's
-// first hand on, as the referee keeps it).
+// with the table's status, the journal's game number and its last
+// resolution (kept from the game's first hand on, as the referee keeps
+// it) with its reveal's unconfirmed dice.
 type journaledReferee struct {
 	*fakeReferee
-	path   string
-	name   string
-	status string
-	last   json.RawMessage
-	look   json.RawMessage
+	path            string
+	name            string
+	status          string
+	games           int
+	last            json.RawMessage
+	lastUnconfirmed map[string][]int
+	look            json.RawMessage
 }
 
 func newJournaledReferee(t *testing.T, url, table, path string) *journaledReferee {
@@ -57,14 +60,19 @@ func (j *journaledReferee) play(lines ...string) {
 		if err != nil {
 			j.t.Fatalf("%s: %v", l, err)
 		}
+		if strings.Contains(l, `"new_game"`) {
+			j.games++
+		}
 		for _, e := range evs {
 			b, _ := json.Marshal(e)
 			switch e := e.(type) {
+			case *engine.Revealed:
+				j.lastUnconfirmed = e.Unconfirmed
 			case *engine.Resolved:
 				j.last = b
 			case *engine.HandStarted:
 				if e.Game == 1 && e.Hand == 1 {
-					j.last = nil
+					j.last, j.lastUnconfirmed = nil, nil
 				}
 			}
 			j.publish(j.topics.Events, b, false)
@@ -78,11 +86,13 @@ func (j *journaledReferee) publishState() {
 	j.t.Helper()
 	b, _ := json.Marshal(struct {
 		engine.Snapshot
-		Table  string          `json:"table"`
-		Status string          `json:"status"`
-		Last   json.RawMessage `json:"last,omitempty"`
-		Look   json.RawMessage `json:"look,omitempty"`
-	}{j.table.Snapshot(), j.name, j.status, j.last, j.look})
+		Table           string           `json:"table"`
+		Status          string           `json:"status"`
+		GameNumber      int              `json:"game_number,omitempty"`
+		Last            json.RawMessage  `json:"last,omitempty"`
+		LastUnconfirmed map[string][]int `json:"last_unconfirmed,omitempty"`
+		Look            json.RawMessage  `json:"look,omitempty"`
+	}{j.table.Snapshot(), j.name, j.status, j.games, j.last, j.lastUnconfirmed, j.look})
 	j.publish(j.topics.State, b, true)
 }
 
@@ -205,7 +215,7 @@ func TestStatusTellsTheTruth(t *testing.T) {
 		t.Errorf("no camera: got %+v; want phase reveal, status waiting for reveal, nothing read", h)
 	}
 	var venue string
-	waitFor(t, v, "the venue's status", `(() => { const m = document.querySelector('.venue-table .vt-meta'); return m && m.dataset.status ? m.dataset.status : null })()`, &venue)
+	waitFor(t, v, "the venue's status", `(() => { const m = document.querySelector('.venue-table .vt-ref'); return m && m.dataset.status ? m.dataset.status : null })()`, &venue)
 	if venue != "waiting for reveal" {
 		t.Errorf("venue: got %q; want waiting for reveal", venue)
 	}
