@@ -515,7 +515,7 @@ func TestOperatorSetsAnUnconfirmedDieInTheDemo(t *testing.T) {
 		}
 	}
 	waitFor(t, p, "the correction on the page", `(() => { const v = liarsdOperator.view(); return v.read && v.read.accepted && v.read.source === 'operator' && !v.read.unconfirmed &&
-	  document.getElementById('reveal-status').textContent.includes('accepted by the operator') })()`, nil)
+	  document.getElementById('reveal-status').textContent.startsWith('Accepted by the operator.') })()`, nil)
 	waitFor(t, board, "the scoreboard's corrected result", `(() => { const r = document.getElementById('result');
 	  return r.dataset.corrected === 'true' && r.dataset.notRead === '0' && !r.querySelector('svg.die.unread') })()`, nil)
 	var leaks []json.RawMessage

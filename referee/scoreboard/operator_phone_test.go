@@ -458,7 +458,7 @@ func TestOperatorSetsAnUnconfirmedDieOnAPhone(t *testing.T) {
 		t.Errorf("the seats' dice: %v; want ann's 3 and a die not read, cy's 4 and a die not read", page.Faces)
 	}
 	for _, c := range []struct{ what, got, want string }{
-		{"the status", page.Status, "Accepted: the camera's read. 2 dice not read: they could not change the result"},
+		{"the status", page.Status, "The referee took the camera's read. 2 dice not read: they could not change the result"},
 		{"the last result", page.Last, "ann loses a die"},
 		{"the last result", page.Last, "2 dice not read"},
 		{"Correct", page.Correct, "2 dice not read"},

@@ -363,7 +363,11 @@
     });
     var parts = [];
     if (yes.length) parts.push(W.plural(yes.length, 'doubt', 'doubts') + ' could change the result (' + seatsOf(yes) + ')');
-    (rd.unseen_matters || []).forEach(function (seat) { parts.push(seat + '\u2019s missing dice could change it'); });
+    (rd.unseen_matters || []).forEach(function (seat) {
+      var c = (rd.seats || []).filter(function (x) { return x.seat === seat; })[0];
+      var missing = c ? c.expected - c.seen : 1;
+      parts.push(seat + '\u2019s missing ' + (missing > 1 ? 'dice' : 'die') + ' could change the result');
+    });
     if (no.length) parts.push(W.plural(no.length, 'doubt', 'doubts') + ' could not (' + seatsOf(no) + ')');
     return parts.join('; ');
   }
@@ -388,7 +392,7 @@
     var unread = S.dice.filter(function (d) { return live(d) && d.unread && !d.confirmed; }).length;
     var text;
     if (rd && rd.accepted) {
-      text = 'Accepted: ' + sourceWords(rd.source) + '.';
+      text = sourceWords(rd.source) + '.';
       var n = L.notRead(rd.unconfirmed);
       if (n) text += ' ' + W.notReadWords(n) + '; tap ' + (n === 1 ? 'it' : 'each') + ' to set ' + (n === 1 ? 'it' : 'them') + ' until the next hand\'s first bid.';
       else text += ' Until the next hand\'s first bid you can still correct it.';
@@ -434,11 +438,12 @@
     return probs.length === 1 && doubt > 0 ? doubt : 0;
   }
 
+  // sourceWords says who the table took an accepted reveal from.
   var SOURCES = {
-    camera: 'the camera\'s read', mqtt: 'sent as a command by another app', operator: 'accepted by the operator',
-    buttons: 'the table\'s buttons'
+    camera: 'The referee took the camera\'s read', mqtt: 'Accepted: sent as a command by another app',
+    operator: 'Accepted by the operator', buttons: 'Accepted from the table\'s buttons'
   };
-  function sourceWords(src) { return SOURCES[String(src || '').split(':')[0]] || 'entered by hand'; }
+  function sourceWords(src) { return SOURCES[String(src || '').split(':')[0]] || 'Accepted: entered by hand'; }
 
   function markLabel(d) {
     if (d.unread && !d.confirmed) return '?';
