@@ -399,10 +399,15 @@
       h.items.forEach(function (raw) {
         var it = L.cleanEvent(raw);
         if (!it) return;
-        if (it.seq) takeEvent(it, true); else S.items.push(it);
+        if (it.seq) takeEvent(it, true);
+        else { it.fromHistory = true; S.items.push(it); }
       });
+      // What came live since: events by seq; the lines drawn from the
+      // state only when the journal has nothing (it holds them all), and
+      // never the last history's own lines again.
       live.forEach(function (it) {
-        if (it.seq) takeEvent(it, false); else if (!it.fromState || !h.items.length) S.items.push(it);
+        if (it.seq) takeEvent(it, false);
+        else if (!it.fromHistory && (!it.fromState || !h.items.length)) S.items.push(it);
       });
       if (h.game && h.game.finished && !S.winner) S.winner = h.game.winner;
       render();
