@@ -125,9 +125,24 @@ test-deps: deps
 gocv_hint = @if $(GO) build $(GOTAGS) -n ./cmd/liarsd 2>&1 | grep -q '^\# gocv.io/x/gocv$$'; then \
 	echo "make: the first build compiles gocv's OpenCV bindings: several minutes (8 or more on a Raspberry Pi) with no output; later builds take seconds"; fi
 
-build: deps
+# build links bin/liarsd only when something it is built from changed:
+# its Go files, go.mod and go.sum, the files it embeds (the pages, the
+# reader's networks, the solved games), or its VERSION (a new tag, a tree
+# that became dirty). Go's own cache would compile nothing, but the build
+# date in the link flags made every make build link again (5 s).
+BUILD_INPUTS := $(shell git ls-files --cached --others --exclude-standard -- '*.go' go.mod go.sum \
+	'referee/scoreboard/assets/*' 'vision/model/*' 'engine/computer/*.gz' 2>/dev/null)
+build: deps $(BIN)
+
+$(BIN): $(BUILD_INPUTS) bin/.version
 	$(gocv_hint)
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
+
+# bin/.version holds the VERSION the binary was built with, and changes
+# only with it.
+.PHONY: FORCE
+bin/.version: FORCE
+	@mkdir -p bin; echo '$(VERSION) $(TAGS)' | cmp -s - $@ || echo '$(VERSION) $(TAGS)' > $@
 
 vet: deps
 	$(GO) vet $(GOTAGS) ./...
@@ -137,6 +152,8 @@ test: test-deps
 	$(GO) vet $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
 	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
+	@if $(GO) test -tags '$(call tagsep,$(ALLTAGS) matprofile)' -n -run Leak ./vision/... 2>&1 | grep -q '^\# gocv.io/x/gocv$$'; then \
+		echo "make: the matprofile tag builds gocv's bindings once more, with a count of OpenCV Mats: about 2.5 minutes with no output, the first time only (Go's build cache keeps it)"; fi
 	$(GO) test -tags '$(call tagsep,$(ALLTAGS) matprofile)' -run Leak ./vision/...
 		# The arm64 build under qemu, and the package installed in a clean root:
 	# each only where its tools are here already (docs/install.md).
@@ -181,7 +198,7 @@ bench: deps
 	# (plain, marbled, glossy, saved as small JPEGs, cocked; each with and
 	# without the star-dice hint), and one core's speed on a 1280x720 table
 	# (taskset keeps OpenCV's threads on that core too).
-	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 	GOMAXPROCS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -marbled 200 -glossy 200 -jpeg 200 -cocked 200 -varied 100 -speed 100
 
 # train retrains the dice reader's networks (vision/model/finder.onnx,
@@ -203,9 +220,9 @@ train: build train-deps
 	@if [ ! -f $(SYNTH_DIR)/labels.csv ] || [ "$$(ls $(SYNTH_DIR)/images | wc -l)" != "$(SYNTH_SCENES)" ]; then \
 		rm -rf $(SYNTH_DIR) && ./$(BIN) synth -varied -o $(SYNTH_DIR) -n $(SYNTH_SCENES) -seed 1000000; fi
 	$(PYTHON) vision/recipe/train.py --photos ../shared/data/dice-photos --synth $(SYNTH_DIR) --out vision/model $(TRAIN_FLAGS)
-	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 	./$(BIN) readtrain -models vision/model -o vision/model/reader.json
-	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 
 # train-house fine-tunes the face network on a table's own examples
 # (camera.learn keeps them under STATE_DIR/examples) from the shipped

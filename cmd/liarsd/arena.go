@@ -89,6 +89,28 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return 2
 	}
 	sa, _ := computer.New(*a) // arenaPlan checked the levels
+	// The tables the presets refuse are said once each (not once for each
+	// level B), before anything is played: with none left, no header.
+	var skipped []string
+	playable := plan[:0:0]
+	for _, line := range plan {
+		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: *aSeats}
+		if *dice > 0 {
+			arena.Options.Dice = dice
+		}
+		if err := arena.Check(); err != nil {
+			if msg := err.Error(); !slices.Contains(skipped, msg) {
+				skipped = append(skipped, msg)
+				fmt.Fprintf(stderr, "liarsd arena: skipped: %s\n", msg)
+			}
+			continue
+		}
+		playable = append(playable, line)
+	}
+	if len(playable) == 0 {
+		fmt.Fprintln(stderr, "liarsd arena: no table to play: every preset refused the seat counts")
+		return 2
+	}
 
 	// Fixed widths rather than a tabwriter, so that each line shows as soon
 	// as its games are played.
@@ -98,18 +120,13 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		timeHead = fmt.Sprintf(" %10s %10s", "a median", "a p99")
 	}
 	fmt.Fprintf(stdout, row, "rules", "seats", "a", "b", "games", "a won", "a share", "95% CI", "fair share", "hands/game", "time", timeHead)
-	played := 0
-	for _, line := range plan {
+	for _, line := range playable {
 		if ctx.Err() != nil {
 			break
 		}
 		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: *aSeats, Seed: *seed, Workers: *workers}
 		if *dice > 0 {
 			arena.Options.Dice = dice
-		}
-		if err := arena.Check(); err != nil {
-			fmt.Fprintf(stderr, "liarsd arena: skipped: %v\n", err)
-			continue
 		}
 		sb, _ := computer.New(line.b)
 		start := time.Now()
@@ -128,11 +145,6 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintf(stdout, row, r.Rules, r.Seats, *a, line.b, r.Games, r.AWins, percent(r.Share()),
 			"["+percent(lo)+", "+percent(hi)+"]", percent(r.Fair()),
 			fmt.Sprintf("%.1f", float64(r.Hands)/float64(max(1, r.Games))), fmt.Sprintf("%.1fs", time.Since(start).Seconds()), timed.summary())
-		played++
-	}
-	if played == 0 {
-		fmt.Fprintln(stderr, "liarsd arena: no table to play: every preset refused the seat counts")
-		return 2
 	}
 	fmt.Fprintf(stdout, "seed %d, %s/%s, %d CPUs, %s\n", *seed, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return 0

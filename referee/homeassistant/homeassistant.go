@@ -167,7 +167,9 @@ func Configs(o Options, s engine.Snapshot) []Message {
 		DeviceClass: "connectivity", EntityCategory: "diagnostic"})
 	add("sensor", "phase", Config{Name: "Phase", StateTopic: state, ValueTemplate: "{{ value_json.phase }}", Icon: "mdi:dice-multiple"})
 	add("sensor", "rules", Config{Name: "Rules", StateTopic: state, ValueTemplate: "{{ value_json.rules or 'none' }}", Icon: "mdi:book-open-variant"})
-	add("sensor", "game", Config{Name: "Game", StateTopic: state, ValueTemplate: "{{ value_json.game }}", Icon: "mdi:counter"})
+	// The game's number in the journal, as every page shows it (the state's
+	// game is RECORD.md's, 1 at each new_game).
+	add("sensor", "game", Config{Name: "Game", StateTopic: state, ValueTemplate: "{{ value_json.game_number | default(value_json.game) }}", Icon: "mdi:counter"})
 	add("sensor", "hand", Config{Name: "Hand", StateTopic: state, ValueTemplate: "{{ value_json.hand }}", Icon: "mdi:counter"})
 	add("sensor", "turn", Config{Name: "Turn", StateTopic: state, ValueTemplate: "{{ value_json.turn or 'none' }}", Icon: "mdi:account-arrow-right"})
 	add("sensor", "bid", Config{Name: "Current bid", StateTopic: state,

@@ -71,7 +71,7 @@ func collect(t *testing.T, v any, keys map[string]bool) {
 	}
 	for _, k := range []string{"turn", "bid", "call", "wins", "stake", "pot", "running_pot", "star_die", "wild", "quantity", "face",
 		"caller", "bidder", "count", "winner", "type", "seat", "palifico", "calza",
-		"last", "status"} { // the referee adds these to the engine's snapshot
+		"last", "status", "game_number"} { // the referee adds these to the engine's snapshot
 		keys[k] = true // omitempty or nil in the zero value
 	}
 }

@@ -87,6 +87,10 @@ type State struct {
 	Game []string `json:"game,omitempty"`
 	// Last is the last resolution (the state's "last"), as its event.
 	Last json.RawMessage `json:"last,omitempty"`
+	// Games counts the new_game lines the journal accepted before the
+	// checkpoint: the game in progress's number in the journal (0 before
+	// the first), which the pages and the state show.
+	Games int `json:"games,omitempty"`
 	// Commands are the referee's whole window of remembered command ids
 	// with their answers, oldest first: a start from the checkpoint
 	// remembers them, so that a command seen before is answered as then

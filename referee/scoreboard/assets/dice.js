@@ -37,14 +37,23 @@
   }
 
   // die draws one die: face 0 (or null) is a hidden die; star says face 1
-  // is the star; hit marks a die that counts for the bid.
+  // is the star; hit marks a die that counts for the bid; unread draws a
+  // revealed die the camera did not read for sure as a dashed outline
+  // with "?", whatever face is given: its face is a stand-in, never shown.
   function die(face, opts) {
     opts = opts || {};
-    var s = svgEl('svg', { viewBox: '0 0 100 100', 'class': 'die' + (face ? '' : ' hidden') + (opts.hit ? ' hit' : '') + (opts.shown ? ' shown' : ''), role: 'img' });
+    if (opts.unread) face = 0;
+    var s = svgEl('svg', { viewBox: '0 0 100 100', 'class': 'die' + (opts.unread ? ' unread' : face ? '' : ' hidden') + (opts.hit ? ' hit' : '') + (opts.shown ? ' shown' : ''), role: 'img' });
     s.setAttribute('data-face', face ? String(face) : '');
+    if (opts.unread) s.setAttribute('data-unread', 'true');
     s.appendChild(svgEl('rect', { x: 4, y: 4, width: 92, height: 92, rx: 18, 'class': 'body' }));
     var label;
-    if (!face) {
+    if (opts.unread) {
+      var u = svgEl('text', { x: 50, y: 66, 'text-anchor': 'middle', 'class': 'mark' });
+      u.textContent = '?';
+      s.appendChild(u);
+      label = 'not read';
+    } else if (!face) {
       var q = svgEl('text', { x: 50, y: 66, 'text-anchor': 'middle', 'class': 'mark' });
       q.textContent = '?';
       s.appendChild(q);
