@@ -232,7 +232,7 @@ train: build train-deps
 		rm -rf $(SYNTH_HELD) && ./$(BIN) synth -varied -o $(SYNTH_HELD) -n 100 -seed 900000; fi
 	$(PYTHON) vision/recipe/train.py $(TRAIN_ARGS) $(TRAIN_FLAGS)
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
-	./$(BIN) readtrain -models vision/model -max-wrong-synthetic 0.006 -o vision/model/reader.json
+	./$(BIN) readtrain -models vision/model -max-wrong-synthetic 0.005 -o vision/model/reader.json
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 
 # train-house fine-tunes the face network on a table's own examples

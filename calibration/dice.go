@@ -25,7 +25,9 @@ func (s *Session) Dice() error {
 		return err
 	}
 	defer img.Close()
-	reader, err := vision.NewReader(s.File.VisionOptions())
+	o := s.File.VisionOptions()
+	o.Unknown = true // the row's star may be an artwork the networks never saw
+	reader, err := vision.NewReader(o)
 	if err != nil {
 		return fmt.Errorf("calibration: %w", err)
 	}
@@ -182,6 +184,10 @@ func (f *File) ReaderWith(o vision.Options) (*Reader, error) {
 			return nil, fmt.Errorf("calibration: %w", err)
 		}
 		r.faces = m
+		// The table's star may be an artwork the networks never saw: its
+		// dice are kept, in doubt, for the templates to read, and a die
+		// no template reads is left to the operator rather than missed.
+		o.Unknown = true
 	}
 	vr, err := vision.NewReader(o)
 	if err != nil {
@@ -201,6 +207,11 @@ func (r *Reader) Read(img gocv.Mat) ([]vision.Die, error) {
 		return dice, err
 	}
 	dice = r.faces.Recheck(img, dice, vision.DefaultStarMatch)
+	for i, d := range dice {
+		if d.Reason == vision.ReasonUnknown && !d.Uncertain {
+			dice[i].Reason = "" // the table's own star, read by its template
+		}
+	}
 	if r.plain {
 		// The calibration roll's first die was a plain 1: a die that fits
 		// it is a 1, not a star.

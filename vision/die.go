@@ -121,6 +121,11 @@ type Options struct {
 	// background step): a place the finder marks where the frame is the
 	// empty board (its printing, a seam) is not a die. Nil checks nothing.
 	Background *Background `json:"-"`
+	// Unknown reports, as uncertain dice with the Reason ReasonUnknown, the
+	// places the finder is sure of that the classifier calls no die: a
+	// house artwork the networks never saw is one. A table's calibration
+	// sets it, for its face templates to read them (or drop them).
+	Unknown bool `json:"-"`
 }
 
 // DefaultMinConfidence is the confidence below which dice are flagged

@@ -211,14 +211,15 @@ func medianExtent(cs []candidate, minP float64) float64 {
 
 // suppress removes what several looks make of the same dice before the
 // classifier reads them: the same die marked twice (extents within a
-// quarter of each other, centres closer than half the smaller: the surer
-// stays; looks that disagree more on a die's size both go to the
-// classifier, and wholeDice keeps the larger that is a die), and a cluster of dice
-// a coarse look took for one big die (a candidate whose box holds two or
-// more sure candidates of a third to nine tenths of its extent: the dice
-// stay). A candidate inside one much bigger (a pip inside a die) is kept
-// for wholeDice, which knows what the classifier says of each: the big one
-// may be no die (a phone, a coaster) with dice on it.
+// quarter of each other, centres closer than a quarter of the smaller:
+// the surer stays; looks that disagree more on a die's size or place all
+// go to the classifier, and wholeDice keeps the larger that is a die),
+// and a cluster of dice a coarse look took for one big die (a candidate
+// whose box holds two or more sure candidates of 0.45 to 0.9 of its
+// extent: the dice stay; a pip is less). A candidate inside one much
+// bigger (a pip inside a die) is kept for wholeDice, which knows what the
+// classifier says of each: the big one may be no die (a phone, a coaster)
+// with dice on it.
 func suppress(cs []candidate, found float64) []candidate {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].p > cs[j].p })
 	out := cs[:0]
@@ -226,7 +227,7 @@ func suppress(cs []candidate, found float64) []candidate {
 		keep := true
 		for _, k := range out {
 			small, big := math.Min(c.extent, k.extent), math.Max(c.extent, k.extent)
-			if big < 1.25*small && math.Hypot(c.x-k.x, c.y-k.y) < 0.5*small {
+			if big < 1.25*small && math.Hypot(c.x-k.x, c.y-k.y) < 0.25*small {
 				keep = false
 				break
 			}
@@ -239,7 +240,7 @@ func suppress(cs []candidate, found float64) []candidate {
 	for _, b := range out {
 		inside := 0
 		for _, c := range out {
-			if c.p >= found && c.extent >= 0.35*b.extent && c.extent <= 0.9*b.extent &&
+			if c.p >= found && c.extent >= 0.45*b.extent && c.extent <= 0.9*b.extent &&
 				math.Abs(c.x-b.x) < b.extent/2 && math.Abs(c.y-b.y) < b.extent/2 {
 				inside++
 			}

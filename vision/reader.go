@@ -102,10 +102,10 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 	if err != nil {
 		return nil, err
 	}
-	found, probs = wholeDice(found, probs, r.noDie)
+	found, probs = wholeDice(found, probs, r.noDie, r.bars.Found)
 	dice := make([]Die, 0, len(found))
 	for i, c := range found {
-		if r.noDie(c, probs[i]) {
+		if r.noDie(c, probs[i]) && !r.unknown(c) {
 			continue // no pip count for a place that is no die
 		}
 		d, keep := r.decide(c, probs[i], countPips(bgr, c.x, c.y, c.extent))
@@ -128,9 +128,9 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 // one's extent of each other (a die and one of its own pips, a tilted
 // die's top face and its body), the largest that is a die (noDie says
 // which are not): the part is always smaller than the whole. A place that
-// is no die takes nothing with it: a coarse look's box around a whole tray
-// of dice would otherwise swallow them.
-func wholeDice(cs []candidate, probs [][faceClasses]float64, noDie func(candidate, [faceClasses]float64) bool) ([]candidate, [][faceClasses]float64) {
+// is no die takes no die with it (a coarse look's box around a whole tray
+// of dice would otherwise swallow them), only other places that are none.
+func wholeDice(cs []candidate, probs [][faceClasses]float64, noDie func(candidate, [faceClasses]float64) bool, found float64) ([]candidate, [][faceClasses]float64) {
 	order := make([]int, len(cs))
 	isNone := make([]bool, len(cs))
 	for i := range order {
@@ -142,6 +142,14 @@ func wholeDice(cs []candidate, probs [][faceClasses]float64, noDie func(candidat
 		if isNone[i] != isNone[j] {
 			return isNone[j]
 		}
+		if isNone[i] {
+			// Of places that are no die, the finder's sure ones first: one
+			// may be a die of an artwork the classifier never saw
+			// (Options.Unknown), its pips inside it.
+			if si, sj := cs[i].p >= found, cs[j].p >= found; si != sj {
+				return si
+			}
+		}
 		return cs[i].extent > cs[j].extent
 	})
 	var keptC []candidate
@@ -150,7 +158,7 @@ func wholeDice(cs []candidate, probs [][faceClasses]float64, noDie func(candidat
 	for _, i := range order {
 		c, dup := cs[i], false
 		for n, k := range keptC {
-			if !keptNone[n] && math.Hypot(c.x-k.x, c.y-k.y) < 0.5*math.Max(c.extent, k.extent) {
+			if (!keptNone[n] || isNone[i]) && math.Hypot(c.x-k.x, c.y-k.y) < 0.5*math.Max(c.extent, k.extent) {
 				dup = true
 				break
 			}
@@ -198,8 +206,12 @@ func (r *Reader) onTheBoard(bgr gocv.Mat, cs []candidate) ([]candidate, error) {
 // is sure: bars.Agreed sure when the counter reads the same face,
 // bars.Alone sure when the counter cannot make the face out.
 func (r *Reader) decide(c candidate, probs [faceClasses]float64, pips pipRead) (Die, bool) {
+	unknown := false
 	if r.noDie(c, probs) {
-		return Die{}, false
+		if !r.unknown(c) {
+			return Die{}, false
+		}
+		unknown = true
 	}
 	sure := c.p >= r.bars.Found
 	none := probs[classNone]
@@ -240,6 +252,9 @@ func (r *Reader) decide(c candidate, probs [faceClasses]float64, pips pipRead) (
 	case p < bar:
 		d.Reason = "the network is unsure"
 	}
+	if unknown {
+		d.Reason, conf = ReasonUnknown, 0
+	}
 	d.Confidence = round3(conf)
 	d.Uncertain = d.Reason != "" || conf < r.opts.MinConfidence
 	if d.Uncertain && d.Reason == "" {
@@ -255,6 +270,16 @@ func (r *Reader) decide(c candidate, probs [faceClasses]float64, pips pipRead) (
 	}
 	r.applyView(&d)
 	return d, true
+}
+
+// ReasonUnknown is the Reason of a die Options.Unknown keeps: a place the
+// finder is sure of that the classifier calls no die.
+const ReasonUnknown = "no face the networks know"
+
+// unknown reports whether c, a place the classifier calls no die, is kept
+// as a die of unknown face (Options.Unknown): the finder must be sure of it.
+func (r *Reader) unknown(c candidate) bool {
+	return r.opts.Unknown && c.p >= r.bars.Found
 }
 
 // likely lists the faces a die in doubt may show, likeliest first: those

@@ -215,7 +215,7 @@ def train(name, net, make, loss_fn, steps, lr, wd, args, device, evaluate):
             log(f"{name} {step}/{steps} loss {loss.item():.3f} {parts} {time.time() - t0:.0f}s")
         if done % args.eval_every == 0 or done == steps:
             for row in evaluate(ema.net):
-                row.update(net=name, step=done, minutes=f"{(time.time() - t0) / 60:.1f}")
+                row.update(net=name, step=done, samples=done * len(batch[0]), minutes=f"{(time.time() - t0) / 60:.1f}")
                 curve.add(row)
                 log(f"{name} curve: {row}")
             net.train()
