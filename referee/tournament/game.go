@@ -1,0 +1,346 @@
+package tournament
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The sources of a result.
+const (
+	// FromEvents: the table's events (its eliminations and game_over).
+	FromEvents = "events"
+	// FromTime: the game ran past its time limit; the dice left decide.
+	FromTime = "time"
+	// FromOverride: the organiser set it, with a reason.
+	FromOverride = "override"
+)
+
+// The table event types the tournament keeps (RECORD.md, and corrected
+// from docs/corrections.md). The others (revealed, rejected, ...) say
+// nothing about who went out.
+const (
+	evHandStarted = "hand_started"
+	evResolved    = "resolved"
+	evFolded      = "folded"
+	evLeft        = "left"
+	evGameOver    = "game_over"
+	evCorrected   = "corrected"
+)
+
+// Kept reports whether the tournament keeps events of this type.
+func Kept(typ string) bool {
+	switch typ {
+	case evHandStarted, evResolved, evFolded, evLeft, evGameOver, evCorrected:
+		return true
+	}
+	return false
+}
+
+// Result is a game's finishing order: Order's first group won, the next
+// finished second, and so on; players out in one resolution share their
+// place.
+type Result struct {
+	Order  [][]string `json:"order"`
+	Source string     `json:"source"`
+	// Reason is an override's (or a time call's) reason.
+	Reason string `json:"reason,omitempty"`
+	// Seq is the table's event the result was taken at (its game_over,
+	// or the last event before time was called).
+	Seq int `json:"seq,omitempty"`
+	// Game is the table's own number of the game (its journal's).
+	Game int       `json:"game,omitempty"`
+	At   time.Time `json:"at"`
+}
+
+// Places returns each player's place: 1 for the first group, and one more
+// than the players ahead for the others (two out together after two
+// others: both third).
+func (r Result) Places() map[string]int {
+	out := map[string]int{}
+	ahead := 0
+	for _, g := range r.Order {
+		for _, p := range g {
+			out[p] = ahead + 1
+		}
+		ahead += len(g)
+	}
+	return out
+}
+
+// Points returns each player's points: one for every player of the game
+// who finished below them.
+func (r Result) Points() map[string]int {
+	out := map[string]int{}
+	total := 0
+	for _, g := range r.Order {
+		total += len(g)
+	}
+	ahead := 0
+	for _, g := range r.Order {
+		for _, p := range g {
+			out[p] = total - ahead - len(g)
+		}
+		ahead += len(g)
+	}
+	return out
+}
+
+// Game is one table's game of a round.
+type Game struct {
+	Round   int
+	Table   string
+	Seats   []string
+	Attempt int
+	// After: the game is the first the table starts after its event
+	// After with exactly these seats.
+	After int
+	Seed  int64
+	// Since is when the game was asked for: its time limit counts from
+	// there.
+	Since time.Time
+
+	// Number is the table's number of the game once it started (its
+	// first hand_started), 0 before.
+	Number int
+	// log holds the table's kept events of the game, a correction's
+	// voided ones taken out.
+	log []TableEvent
+	// Refused is the table's refusal of the new_game.
+	Refused *TableReply
+	// Abandoned says why the game the table was playing for the
+	// tournament is no longer it (another game started there).
+	Abandoned string
+	// TimeCalled is set once time was called on the game.
+	TimeCalled bool
+	Result     *Result
+	// Late counts corrections that came after the round was over: the
+	// result stands.
+	Late int
+	// Overridden keeps the result the events gave before an override.
+	Overridden *Result
+}
+
+// ID is the command id of the game's new_game: the table's referee
+// answers the same id once, however often it is sent.
+func (g *Game) ID(tournament string) string {
+	return fmt.Sprintf("tournament:%s:r%d:%s:a%d", tournament, g.Round, g.Table, g.Attempt)
+}
+
+// Started reports whether the table started the game.
+func (g *Game) Started() bool { return g.Number > 0 }
+
+// progress is what a game's kept events say: the dice each seat has, the
+// groups of seats that went out in order, and the winner.
+type progress struct {
+	dice   map[string]int
+	out    [][]string
+	winner string
+	hand   int
+	seq    int
+}
+
+// progressOf folds a game's kept events.
+func progressOf(seats []string, log []TableEvent) progress {
+	p := progress{dice: map[string]int{}}
+	in := map[string]bool{}
+	for _, s := range seats {
+		in[s] = true
+	}
+	gone := map[string]bool{}
+	for _, ev := range log {
+		p.seq = ev.Seq
+		switch ev.Type {
+		case evHandStarted:
+			p.hand = ev.Hand
+			for s, n := range ev.Dice {
+				if in[s] {
+					p.dice[s] = n
+				}
+			}
+		case evResolved, evFolded:
+			for s, d := range ev.Dice {
+				if in[s] {
+					p.dice[s] = max(0, p.dice[s]+d)
+				}
+			}
+			var group []string
+			for _, s := range ev.Out {
+				if in[s] && !gone[s] {
+					gone[s] = true
+					group = append(group, s)
+				}
+			}
+			if len(group) > 0 {
+				slices.Sort(group)
+				p.out = append(p.out, group)
+			}
+		case evLeft:
+			if in[ev.Seat] && !gone[ev.Seat] {
+				gone[ev.Seat] = true
+				p.out = append(p.out, []string{ev.Seat})
+			}
+		case evGameOver:
+			if in[ev.Winner] {
+				p.winner = ev.Winner
+			}
+		}
+	}
+	return p
+}
+
+// orderFromEvents is the finishing order of a game that is over: the
+// winner, then the groups that went out, the last first. A seat neither
+// won nor seen going out (its elimination was never seen) shares the
+// place after the winner; missing names it.
+func orderFromEvents(seats []string, p progress) (order [][]string, missing []string) {
+	order = [][]string{{p.winner}}
+	placed := map[string]bool{p.winner: true}
+	for _, g := range p.out {
+		for _, s := range g {
+			placed[s] = true
+		}
+	}
+	for _, s := range seats {
+		if !placed[s] {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) > 0 {
+		order = append(order, missing)
+	}
+	for i := len(p.out) - 1; i >= 0; i-- {
+		var g []string
+		for _, s := range p.out[i] {
+			if s != p.winner {
+				g = append(g, s)
+			}
+		}
+		if len(g) > 0 {
+			order = append(order, g)
+		}
+	}
+	return order, missing
+}
+
+// orderByDice is the finishing order of a game cut at its time limit: the
+// seats still in, most dice first (equal dice share a place), then the
+// groups that went out, the last first.
+func orderByDice(seats []string, p progress) [][]string {
+	gone := map[string]bool{}
+	for _, g := range p.out {
+		for _, s := range g {
+			gone[s] = true
+		}
+	}
+	byDice := map[int][]string{}
+	var counts []int
+	for _, s := range seats {
+		if gone[s] {
+			continue
+		}
+		n := p.dice[s]
+		if _, ok := byDice[n]; !ok {
+			counts = append(counts, n)
+		}
+		byDice[n] = append(byDice[n], s)
+	}
+	slices.Sort(counts)
+	var order [][]string
+	for i := len(counts) - 1; i >= 0; i-- {
+		g := byDice[counts[i]]
+		slices.Sort(g)
+		order = append(order, g)
+	}
+	for i := len(p.out) - 1; i >= 0; i-- {
+		order = append(order, p.out[i])
+	}
+	return order
+}
+
+// take adds one kept event of the table's game to g. A correction voids
+// what the corrected hand's reveal caused: g's events from that hand's
+// first resolution on (its folds stay), and the events that follow are
+// the hand's result now.
+func (g *Game) take(ev TableEvent) {
+	if ev.Type != evCorrected {
+		g.log = append(g.log, ev)
+		return
+	}
+	start := -1
+	for i := len(g.log) - 1; i >= 0; i-- {
+		if g.log[i].Type == evHandStarted && g.log[i].Hand == ev.Hand {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return // a hand this game never saw start: nothing of it is kept
+	}
+	cut := len(g.log)
+	for i := start + 1; i < len(g.log); i++ {
+		if g.log[i].Type != evFolded {
+			cut = i
+			break
+		}
+	}
+	g.log = g.log[:cut]
+}
+
+// settle takes the result from the events when the game is over, or
+// withdraws one a correction undid. A result by time or by the organiser
+// stands.
+func (g *Game) settle(at time.Time) (note string) {
+	if g.Result != nil && g.Result.Source != FromEvents {
+		return ""
+	}
+	p := progressOf(g.Seats, g.log)
+	if p.winner == "" {
+		g.Result = nil
+		return ""
+	}
+	order, missing := orderFromEvents(g.Seats, p)
+	g.Result = &Result{Order: order, Source: FromEvents, Seq: p.seq, Game: g.Number, At: at}
+	if len(missing) > 0 {
+		return fmt.Sprintf("table %s's game %d ended without an elimination seen for %s: they share the place after the winner", g.Table, g.Number, strings.Join(missing, ", "))
+	}
+	return ""
+}
+
+// status is the game's state in words for the pages: waiting, playing,
+// finished, time, refused, abandoned, no result.
+func (g *Game) status() string {
+	switch {
+	case g.Result != nil && g.Result.Source == FromOverride:
+		return "overridden"
+	case g.Result != nil && g.Result.Source == FromTime:
+		return "time"
+	case g.Result != nil:
+		return "finished"
+	case g.Refused != nil:
+		return "refused"
+	case g.TimeCalled:
+		return "no result"
+	case g.Abandoned != "":
+		return "abandoned"
+	case g.Started():
+		return "playing"
+	}
+	return "waiting"
+}
+
+// problem says what the organiser must see to about the game, if anything.
+func (g *Game) problem() string {
+	switch {
+	case g.Result != nil:
+		return ""
+	case g.Refused != nil:
+		return fmt.Sprintf("table %s refused the game (%s: %s): set it right at the table and restart the game, or override its result", g.Table, g.Refused.Reason, g.Refused.Message)
+	case g.TimeCalled:
+		return fmt.Sprintf("time was called at table %s before the game started: override its result or restart the game", g.Table)
+	case g.Abandoned != "":
+		return g.Abandoned + ": restart the game, or override its result"
+	}
+	return ""
+}
