@@ -46,12 +46,14 @@ type Result struct {
 	Source string     `json:"source"`
 	// Reason is an override's (or a time call's) reason.
 	Reason string `json:"reason,omitempty"`
-	// Seq is the table's event the result was taken at (its game_over,
-	// or the last event before time was called).
-	Seq int `json:"seq,omitempty"`
-	// Game is the table's own number of the game (its journal's).
-	Game int       `json:"game,omitempty"`
-	At   time.Time `json:"at"`
+	// Start is the seq of the table's first event of the game (its first
+	// hand_started), Seq that of the event the result was taken at (its
+	// game_over, or the last before time was called): the game is the
+	// table's events Start to Seq, as liarsd adjudicate of its journal
+	// gives them.
+	Start int       `json:"start,omitempty"`
+	Seq   int       `json:"seq,omitempty"`
+	At    time.Time `json:"at"`
 }
 
 // Places returns each player's place: 1 for the first group, and one more
@@ -101,9 +103,9 @@ type Game struct {
 	// there.
 	Since time.Time
 
-	// Number is the table's number of the game once it started (its
-	// first hand_started), 0 before.
-	Number int
+	// Start is the seq of the table's first hand_started of the game
+	// once it started, 0 before.
+	Start int
 	// log holds the table's kept events of the game, a correction's
 	// voided ones taken out.
 	log []TableEvent
@@ -129,7 +131,7 @@ func (g *Game) ID(tournament string) string {
 }
 
 // Started reports whether the table started the game.
-func (g *Game) Started() bool { return g.Number > 0 }
+func (g *Game) Started() bool { return g.Start > 0 }
 
 // progress is what a game's kept events say: the dice each seat has, the
 // groups of seats that went out in order, and the winner.
@@ -301,9 +303,9 @@ func (g *Game) settle(at time.Time) (note string) {
 		return ""
 	}
 	order, missing := orderFromEvents(g.Seats, p)
-	g.Result = &Result{Order: order, Source: FromEvents, Seq: p.seq, Game: g.Number, At: at}
+	g.Result = &Result{Order: order, Source: FromEvents, Start: g.Start, Seq: p.seq, At: at}
 	if len(missing) > 0 {
-		return fmt.Sprintf("table %s's game %d ended without an elimination seen for %s: they share the place after the winner", g.Table, g.Number, strings.Join(missing, ", "))
+		return fmt.Sprintf("table %s's game from seq %d ended without an elimination seen for %s: they share the place after the winner", g.Table, g.Start, strings.Join(missing, ", "))
 	}
 	return ""
 }

@@ -125,6 +125,10 @@ func (t *Tournament) standings(knockout bool) []Standing {
 
 // sortStandings orders standings best first.
 func (t *Tournament) sortStandings(s []Standing, knockout bool) {
+	draws := make(map[string]uint64, len(s))
+	for _, st := range s {
+		draws[st.Player] = t.draw(st.Player)
+	}
 	place := func(p int) int {
 		if p == 0 {
 			return 1 << 30 // no result yet: below every place
@@ -149,7 +153,7 @@ func (t *Tournament) sortStandings(s []Standing, knockout bool) {
 		if c := cmp.Compare(b.Opponents, a.Opponents); c != 0 {
 			return c
 		}
-		return cmp.Compare(t.draw(a.Player), t.draw(b.Player))
+		return cmp.Compare(draws[a.Player], draws[b.Player])
 	})
 }
 

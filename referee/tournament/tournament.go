@@ -490,12 +490,12 @@ func (t *Tournament) tableStarted(tt *tableTrack, ev TableEvent, at time.Time) {
 		g = r.byTable[ev.Table]
 	}
 	if g != nil && g.Result == nil && !g.TimeCalled && ev.Seq > g.After && sameSet(g.Seats, ev.Dice) {
-		g.Number, g.log, g.Abandoned, g.Refused = ev.Game, []TableEvent{ev}, "", nil
+		g.Start, g.log, g.Abandoned, g.Refused = ev.Seq, []TableEvent{ev}, "", nil
 		tt.current = g
 		return
 	}
 	if prev != nil && prev.Result == nil && !prev.TimeCalled {
-		prev.Abandoned = fmt.Sprintf("table %s started another game (its game %d, seats %s) before round %d's game ended", ev.Table, ev.Game, strings.Join(sortedNames(ev.Dice), ", "), prev.Round)
+		prev.Abandoned = fmt.Sprintf("table %s started another game (seq %d, seats %s) before round %d's game ended", ev.Table, ev.Seq, strings.Join(sortedNames(ev.Dice), ", "), prev.Round)
 	}
 }
 
@@ -574,7 +574,7 @@ func (t *Tournament) applyOverride(in Input) error {
 		prev := *g.Result
 		g.Overridden = &prev
 	}
-	g.Result = &Result{Order: order, Source: FromOverride, Reason: in.Reason, Game: g.Number, At: in.At}
+	g.Result = &Result{Order: order, Source: FromOverride, Reason: in.Reason, Start: g.Start, At: in.At}
 	return nil
 }
 
@@ -597,7 +597,7 @@ func (t *Tournament) applyCallTime(in Input) error {
 		return nil // no result: the organiser overrides or restarts it
 	}
 	p := progressOf(g.Seats, g.log)
-	g.Result = &Result{Order: orderByDice(g.Seats, p), Source: FromTime, Reason: in.Reason, Seq: p.seq, Game: g.Number, At: in.At}
+	g.Result = &Result{Order: orderByDice(g.Seats, p), Source: FromTime, Reason: in.Reason, Start: g.Start, Seq: p.seq, At: in.At}
 	return nil
 }
 
@@ -618,7 +618,7 @@ func (t *Tournament) applyRestart(in Input) ([]Command, error) {
 	g.Attempt++
 	g.Seed = gameSeed(t.setup.Seed, g.Round, g.Table, g.Attempt)
 	g.After, g.Since = in.After, in.At
-	g.Number, g.log, g.Refused, g.Abandoned, g.TimeCalled = 0, nil, nil, "", false
+	g.Start, g.log, g.Refused, g.Abandoned, g.TimeCalled = 0, nil, nil, "", false
 	return []Command{t.command(g)}, nil
 }
 

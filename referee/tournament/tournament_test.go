@@ -375,7 +375,7 @@ func TestGamesBindToTheRoundsSeats(t *testing.T) {
 	// Another game (other seats) at the table is not the round's.
 	do(t, tr, eventsLine(tb.play([]string{"x", "y"}, [][]string{{"y"}}, true)))
 	if g := tr.Games(1)[0]; g.Started() || g.Result != nil {
-		t.Fatalf("got game %d bound with result %v; want the round's game still waiting", g.Number, g.Result)
+		t.Fatalf("got a game from seq %d bound with result %v; want the round's game still waiting", g.Start, g.Result)
 	}
 	// The round's game starts, then the table starts another: abandoned.
 	do(t, tr, eventsLine(tb.play([]string{"a", "b", "c"}, [][]string{{"a"}}, false)))
@@ -592,7 +592,7 @@ func TestExportCSV(t *testing.T) {
 	tb := &table{id: "t1"}
 	do(t, tr, eventsLine(tb.play([]string{"a", "b", "c"}, [][]string{{"c"}, {"b"}}, true)))
 	e := tr.Export()
-	if got, want := string(e.ResultsCSV()), "round,table,game,place,player,points,source,reason\n1,t1,1,1,a,2,events,\n1,t1,1,2,b,1,events,\n1,t1,1,3,c,0,events,\n"; got != want {
+	if got, want := string(e.ResultsCSV()), "round,table,place,player,points,source,start,seq,reason\n1,t1,1,a,2,events,1,5,\n1,t1,2,b,1,events,1,5,\n1,t1,3,c,0,events,1,5,\n"; got != want {
 		t.Errorf("results: got\n%s\nwant\n%s", got, want)
 	}
 	if got, want := string(e.StandingsCSV()), "rank,player,points,wins,games,opponents,places,computer,dropped,out\n1,a,2,1,1,1,1,strong,false,false\n2,b,1,0,1,2,2,strong,false,false\n3,c,0,0,1,3,3,strong,false,false\n"; got != want {

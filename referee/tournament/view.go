@@ -53,9 +53,10 @@ type GameView struct {
 	Seats   []string `json:"seats"`
 	Status  string   `json:"status"`
 	Attempt int      `json:"attempt"`
-	// Game and Hand are the table's numbers once it started.
-	Game int `json:"game,omitempty"`
-	Hand int `json:"hand,omitempty"`
+	// Start is the seq of the game's first event at the table once it
+	// started, Hand the hand it plays.
+	Start int `json:"start,omitempty"`
+	Hand  int `json:"hand,omitempty"`
 	// Dice are the seats' dice as the table's last hand_started and
 	// resolutions left them; Out the seats out, in the order they went.
 	Dice    map[string]int `json:"dice,omitempty"`
@@ -101,7 +102,7 @@ func (t *Tournament) View() View {
 	rv := &RoundView{Number: r.Number, Started: r.Started, Total: len(r.Games), Complete: t.complete(r),
 		Final: t.setup.Format == Knockout && len(r.Games) == 1, Games: make([]GameView, 0, len(r.Games))}
 	for _, g := range r.Games {
-		gv := GameView{Table: g.Table, Seats: g.Seats, Status: g.status(), Attempt: g.Attempt, Game: g.Number,
+		gv := GameView{Table: g.Table, Seats: g.Seats, Status: g.status(), Attempt: g.Attempt, Start: g.Start,
 			Since: g.Since, Result: g.Result, Problem: g.problem()}
 		if g.Started() {
 			p := progressOf(g.Seats, g.log)
@@ -146,7 +147,7 @@ type ExportGame struct {
 	Table   string   `json:"table"`
 	Seats   []string `json:"seats"`
 	Attempt int      `json:"attempt"`
-	Game    int      `json:"game,omitempty"`
+	Start   int      `json:"start,omitempty"`
 	Result  *Result  `json:"result"`
 	// Overridden is the result the events gave before an override.
 	Overridden *Result `json:"overridden,omitempty"`
@@ -161,7 +162,7 @@ func (t *Tournament) Export() Export {
 	for _, r := range t.rounds {
 		er := ExportRound{Number: r.Number, Started: r.Started}
 		for _, g := range r.Games {
-			er.Games = append(er.Games, ExportGame{Table: g.Table, Seats: g.Seats, Attempt: g.Attempt, Game: g.Number, Result: g.Result, Overridden: g.Overridden})
+			er.Games = append(er.Games, ExportGame{Table: g.Table, Seats: g.Seats, Attempt: g.Attempt, Start: g.Start, Result: g.Result, Overridden: g.Overridden})
 		}
 		e.Rounds = append(e.Rounds, er)
 	}
@@ -192,24 +193,26 @@ func (e Export) StandingsCSV() []byte {
 }
 
 // ResultsCSV writes every game's result as CSV, a line a player: round,
-// table, the table's game number, place, player, points, source, reason.
+// table, place, player, points, source, the table's seqs the game ran
+// from and to (its events in liarsd adjudicate of the table's journal),
+// reason.
 func (e Export) ResultsCSV() []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"round", "table", "game", "place", "player", "points", "source", "reason"})
+	_ = w.Write([]string{"round", "table", "place", "player", "points", "source", "start", "seq", "reason"})
 	for _, r := range e.Rounds {
 		for _, g := range r.Games {
 			if g.Result == nil {
 				for _, s := range g.Seats {
-					_ = w.Write([]string{strconv.Itoa(r.Number), g.Table, strconv.Itoa(g.Game), "", s, "", "", "no result yet"})
+					_ = w.Write([]string{strconv.Itoa(r.Number), g.Table, "", s, "", "", strconv.Itoa(g.Start), "", "no result yet"})
 				}
 				continue
 			}
 			places, points := g.Result.Places(), g.Result.Points()
 			for _, grp := range g.Result.Order {
 				for _, s := range grp {
-					_ = w.Write([]string{strconv.Itoa(r.Number), g.Table, strconv.Itoa(g.Result.Game), strconv.Itoa(places[s]), s,
-						strconv.Itoa(points[s]), g.Result.Source, g.Result.Reason})
+					_ = w.Write([]string{strconv.Itoa(r.Number), g.Table, strconv.Itoa(places[s]), s,
+						strconv.Itoa(points[s]), g.Result.Source, strconv.Itoa(g.Result.Start), strconv.Itoa(g.Result.Seq), g.Result.Reason})
 				}
 			}
 		}
