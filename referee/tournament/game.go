@@ -1,6 +1,7 @@
 package tournament
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -345,4 +346,49 @@ func (g *Game) problem() string {
 		return g.Abandoned + ": restart the game, or override its result"
 	}
 	return ""
+}
+
+// ParseEvent reads a table's event (RECORD.md, docs/corrections.md) from
+// its JSON into the part the tournament keeps. It returns false for
+// anything else (a type the tournament does not keep, no seq, not JSON).
+func ParseEvent(table string, payload []byte) (TableEvent, bool) {
+	var e struct {
+		Type   string         `json:"type"`
+		Seq    int            `json:"seq"`
+		Game   int            `json:"game"`
+		Hand   int            `json:"hand"`
+		Dice   map[string]int `json:"dice"`
+		Out    []string       `json:"out"`
+		Seat   string         `json:"seat"`
+		Winner string         `json:"winner"`
+	}
+	if json.Unmarshal(payload, &e) != nil || e.Seq < 1 || !Kept(e.Type) {
+		return TableEvent{}, false
+	}
+	te := TableEvent{Table: table, Type: e.Type, Seq: e.Seq, Game: e.Game, Hand: e.Hand, Out: e.Out, Seat: e.Seat, Winner: e.Winner}
+	if e.Type == evHandStarted || e.Type == evResolved || e.Type == evFolded {
+		te.Dice = e.Dice
+	}
+	return te, true
+}
+
+// OrderOf returns the finishing order that a finished game's events give
+// (the table's events from the game's first hand_started to its
+// game_over, as liarsd adjudicate of the table's journal gives them; the
+// types the tournament does not keep are skipped), as the tournament
+// takes it from them; false when they hold no game_over won by one of
+// seats.
+func OrderOf(seats []string, evs []TableEvent) ([][]string, bool) {
+	g := &Game{Seats: seats}
+	for _, ev := range evs {
+		if Kept(ev.Type) {
+			g.take(ev)
+		}
+	}
+	p := progressOf(seats, g.log)
+	if p.winner == "" {
+		return nil, false
+	}
+	order, _ := orderFromEvents(seats, p)
+	return order, true
 }

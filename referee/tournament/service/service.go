@@ -388,7 +388,7 @@ func (s *Service) messages(m link.Message, more <-chan link.Message) error {
 	for _, m := range batch {
 		switch m.Kind {
 		case link.Events:
-			e, ok := decodeEvent(m.Table, m.Payload)
+			e, ok := tournament.ParseEvent(m.Table, m.Payload)
 			if !ok || e.Seq <= last[m.Table] || !s.t.KeepEvent(e) {
 				continue
 			}
@@ -436,29 +436,6 @@ func (s *Service) messages(m link.Message, more <-chan link.Message) error {
 // busy (the referee's queue was full), journal_error, internal_error.
 func transient(reason string) bool {
 	return reason == "busy" || reason == "journal_error" || reason == "internal_error"
-}
-
-// decodeEvent reads a table's event (RECORD.md) into the part the
-// tournament keeps. Anything else on the topic is skipped.
-func decodeEvent(table string, payload []byte) (tournament.TableEvent, bool) {
-	var e struct {
-		Type   string         `json:"type"`
-		Seq    int            `json:"seq"`
-		Game   int            `json:"game"`
-		Hand   int            `json:"hand"`
-		Dice   map[string]int `json:"dice"`
-		Out    []string       `json:"out"`
-		Seat   string         `json:"seat"`
-		Winner string         `json:"winner"`
-	}
-	if json.Unmarshal(payload, &e) != nil || e.Seq < 1 || !tournament.Kept(e.Type) {
-		return tournament.TableEvent{}, false
-	}
-	te := tournament.TableEvent{Table: table, Type: e.Type, Seq: e.Seq, Game: e.Game, Hand: e.Hand, Out: e.Out, Seat: e.Seat, Winner: e.Winner}
-	if e.Type == "hand_started" || e.Type == "resolved" || e.Type == "folded" {
-		te.Dice = e.Dice
-	}
-	return te, true
 }
 
 // decodeReply reads a table's reply to a command (MQTT.md).
