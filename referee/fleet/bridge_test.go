@@ -87,6 +87,14 @@ func cutAndCheck(t *testing.T, link *venuetest.Link, table string, journalDir st
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, 30*time.Second, "the last events at the venue", func() bool {
+		for _, r := range recs {
+			if r.Last(table) < len(evs) {
+				return false
+			}
+		}
+		return true
+	})
 	for name, r := range recs {
 		c := r.CheckAgainst(map[string][][]byte{table: evs})
 		t.Logf("%s: %s; %d events published while the link was down %s", name, c, during, d)
@@ -100,6 +108,19 @@ func cutAndCheck(t *testing.T, link *venuetest.Link, table string, journalDir st
 // quiet logs the tables' warnings and errors only.
 func quiet() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// quietly waits until the table has published nothing for a second and a
+// half: its game over, nothing more to come.
+func quietly(t *testing.T, local *venuetest.Recorder, table string) {
+	t.Helper()
+	last, since := local.Last(table), time.Now()
+	waitFor(t, 120*time.Second, "the table's last game to end", func() bool {
+		if n := local.Last(table); n != last {
+			last, since = n, time.Now()
+		}
+		return time.Since(since) > 1500*time.Millisecond
+	})
 }
 
 func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
@@ -160,7 +181,7 @@ func TestTableBrokerBridgedToTheVenue(t *testing.T) {
 	})
 	during := cutAndCheck(t, link, "bar-1", filepath.Join(dir, "bar-1.journal"), local, recs, d, func() {
 		player.Stop()
-		time.Sleep(300 * time.Millisecond)
+		quietly(t, local, "bar-1")
 		cancel()
 		wg.Wait()
 	})
@@ -207,7 +228,7 @@ func TestVenueBridgedToAnEmbeddedBroker(t *testing.T) {
 	player := venuetest.Play(t, tableURL, "liarsdice", "bar-2", []string{"ann", "bob", "cy"}, map[string]any{"dice": 3})
 	during := cutAndCheck(t, link, "bar-2", filepath.Join(dir, "bar-2.journal"), local, recs, d, func() {
 		player.Stop()
-		time.Sleep(300 * time.Millisecond)
+		quietly(t, local, "bar-2")
 		cancel()
 		wg.Wait()
 	})
