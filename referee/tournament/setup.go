@@ -58,8 +58,20 @@ type Setup struct {
 // Duration is a time.Duration written as Go writes one ("45m", "1h30m").
 type Duration time.Duration
 
+// String writes the duration as people do: 45m, 1h30m, 90s.
+func (d Duration) String() string {
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 // MarshalJSON writes the duration as text.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
 // UnmarshalJSON reads "45m" or "1h30m".
 func (d *Duration) UnmarshalJSON(b []byte) error {

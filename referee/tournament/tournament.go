@@ -633,7 +633,7 @@ func (t *Tournament) Overdue(now time.Time) []Input {
 	for _, g := range r.Games {
 		if g.Result == nil && !g.TimeCalled && now.Sub(g.Since) >= time.Duration(t.setup.TimeLimit) {
 			out = append(out, Input{Type: InCallTime, Round: r.Number, Table: g.Table, At: now,
-				Reason: fmt.Sprintf("the time limit (%s) passed", time.Duration(t.setup.TimeLimit))})
+				Reason: fmt.Sprintf("the time limit (%s) passed", t.setup.TimeLimit)})
 		}
 	}
 	return out

@@ -75,7 +75,7 @@ func (t *Tournament) View() View {
 	if s := t.setup; s != nil {
 		v.Title, v.Format, v.Rules, v.Seats, v.Rounds, v.Advance = s.Title, s.Format, s.Rules, s.Seats, s.Rounds, s.Advance
 		if s.TimeLimit > 0 {
-			v.TimeLimit = time.Duration(s.TimeLimit).String()
+			v.TimeLimit = s.TimeLimit.String()
 		}
 		v.Tables = len(s.Tables)
 		v.TieBreaks = TieBreaks(s.Format)

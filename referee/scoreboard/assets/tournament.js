@@ -4,7 +4,7 @@
 // seating and results, and every table's own state (<prefix>/+/state) for
 // the hand, whose turn it is and the dice each seat has, live. A hall's
 // 200 tables do not fit one screen: the page shows them a page at a time
-// (?per=40 tables, ?cols=8) and turns the page every ?cycle=12 seconds;
+// (?per=30 tables, ?cols=6) and turns the page every ?cycle=12 seconds;
 // ?group=2/4 makes this screen show the second quarter of the tables only,
 // so that four TVs share them. The standings beside show the leaders and
 // turn their own pages of the rest. ?name= picks a tournament when the
@@ -17,7 +17,7 @@
     var v = parseInt(q.get(name), 10);
     return isFinite(v) && v >= lo && v <= hi ? v : def;
   }
-  var PER = intParam('per', 40, 1, 400), COLS = intParam('cols', 8, 1, 20), CYCLE = intParam('cycle', 12, 2, 600);
+  var PER = intParam('per', 30, 1, 400), COLS = intParam('cols', 6, 1, 20), CYCLE = intParam('cycle', 12, 2, 600);
   var LEADERS = intParam('leaders', 10, 1, 50), MORE = intParam('more', 14, 0, 100);
   var group = /^(\d+)\/(\d+)$/.exec(q.get('group') || ''), GROUP = 0, GROUPS = 1;
   if (group && +group[2] >= 1 && +group[1] >= 1 && +group[1] <= +group[2]) { GROUP = +group[1] - 1; GROUPS = +group[2]; }
@@ -107,7 +107,7 @@
     return st;
   }
 
-  var STATUS = { waiting: 'waiting', playing: 'playing', finished: 'finished', time: 'time', overridden: 'result by the organiser',
+  var STATUS = { waiting: 'waiting', playing: 'playing', finished: 'finished', time: 'time', overridden: 'organiser',
     refused: 'see the organiser', abandoned: 'see the organiser', 'no result': 'see the organiser' };
 
   function fillTile(tile, g) {

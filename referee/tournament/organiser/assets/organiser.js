@@ -6,7 +6,9 @@
   'use strict';
   var login = null; // {user, password}
   try { login = JSON.parse(sessionStorage.getItem('liarsd-organiser') || 'null'); } catch (e) { login = null; }
-  var state = null, open = {}; // open: the tables whose details are shown
+  // open: the tables whose details are shown, with what the organiser
+  // typed there (kept when the page is drawn again).
+  var state = null, open = {}, drawn = {};
 
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
@@ -88,25 +90,49 @@
     $('round-bar').style.width = r && r.total ? Math.round(100 * r.done / r.total) + '%' : '0';
     var btn = $('start-round');
     btn.disabled = !v.setup || v.finished || (r && !r.complete);
-    btn.textContent = v.finished ? 'The tournament is over' : (r ? 'Start round ' + (r.number + 1) : 'Start round 1');
+    btn.textContent = v.finished ? 'The tournament is over' : !r ? 'Start round 1' : r.complete ? 'Start round ' + (r.number + 1) : 'Round ' + r.number + ' is being played';
     var pl = $('problem-list');
     pl.textContent = '';
     (v.problems || []).concat(v.notes || []).forEach(function (p) { pl.appendChild(el('li', null, p)); });
     $('problems').hidden = !pl.childNodes.length;
     var list = $('games');
-    list.textContent = '';
-    if (!r) return;
+    if (!r) { list.textContent = ''; return; }
     var filter = $('table-filter').value, q = $('table-search').value.trim().toLowerCase();
-    var shown = 0;
+    var shown = 0, items = [];
     r.games.forEach(function (g) {
       var done = !!g.result;
       if (filter === 'open' && done) return;
       if (filter === 'done' && !done) return;
       if (q && g.table.toLowerCase().indexOf(q) < 0 && !g.seats.some(function (s) { return s.toLowerCase().indexOf(q) >= 0; })) return;
       if (++shown > 300) return;
-      list.appendChild(gameItem(r, g));
+      // A table's item is made again only when its game changed, so that
+      // what the organiser is about to tap does not move or go.
+      var key = r.number + '|' + (open[g.table] ? 'open' : '') + '|' + JSON.stringify(g);
+      var c = drawn[g.table];
+      if (!c || c.key !== key) drawn[g.table] = c = { key: key, li: gameItem(r, g) };
+      items.push(c.li);
     });
-    if (!shown) list.appendChild(el('li', 'none', filter === 'open' ? 'every table has a result' : 'no table'));
+    if (!shown) items.push(el('li', 'none', filter === 'open' ? 'every table has a result' : 'no table'));
+    var same = list.childNodes.length === items.length && items.every(function (li, i) { return list.childNodes[i] === li; });
+    if (!same) {
+      list.textContent = '';
+      items.forEach(function (li) { list.appendChild(li); });
+    }
+  }
+
+  // armed: a button that does something hard to undo asks for a second
+  // tap (no dialog: it would stop the page on a phone).
+  function armed(button, again, action) {
+    var label = button.textContent;
+    button.addEventListener('click', function () {
+      if (!button.classList.contains('armed')) {
+        button.classList.add('armed');
+        button.textContent = again;
+        setTimeout(function () { button.classList.remove('armed'); button.textContent = label; }, 4000);
+        return;
+      }
+      action();
+    });
   }
 
   function place(result) {
@@ -125,7 +151,11 @@
     head.type = 'button';
     head.appendChild(el('span', 'gt', g.table));
     head.appendChild(el('span', 'gs', g.status + (g.hand ? ' \u00b7 hand ' + g.hand : '')));
-    head.addEventListener('click', function () { open[g.table] = !open[g.table]; renderRound(state.view); });
+    head.addEventListener('click', function () {
+      if (open[g.table]) delete open[g.table]; else open[g.table] = {};
+      delete drawn[g.table];
+      renderRound(state.view);
+    });
     li.appendChild(head);
     var seats = el('div', 'seats');
     if (g.result) seats.textContent = place(g.result) + (g.result.source !== 'events' ? ' (' + g.result.source + (g.result.reason ? ': ' + g.result.reason : '') + ')' : '');
@@ -144,39 +174,38 @@
   function details(r, g) {
     var box = el('form', 'details');
     box.appendChild(el('p', 'meta', 'Override: the players in finishing order, best first, and why.'));
+    var typed = open[g.table];
     var order = el('input');
     order.name = 'order';
-    order.value = (g.result ? [].concat.apply([], g.result.order) : g.seats).join(', ');
+    order.value = typed.order !== undefined ? typed.order : (g.result ? [].concat.apply([], g.result.order) : g.seats).join(', ');
     order.setAttribute('aria-label', 'finishing order');
     box.appendChild(order);
     var reason = el('input');
     reason.name = 'reason';
     reason.placeholder = 'reason (shown with the result)';
     reason.setAttribute('aria-label', 'reason');
+    if (typed.reason !== undefined) reason.value = typed.reason;
     box.appendChild(reason);
+    box.addEventListener('input', function () { typed.order = order.value; typed.reason = reason.value; });
     var ov = el('button', 'primary', 'Override the result');
     ov.type = 'submit';
     box.appendChild(ov);
     box.addEventListener('submit', function (e) {
       e.preventDefault();
       send({ type: 'override', round: r.number, table: g.table, reason: reason.value,
-        order: order.value.split(',').map(function (s) { return s.trim(); }).filter(Boolean) });
+        order: order.value.split(',').map(function (s) { return s.trim(); }).filter(Boolean) }, function () { delete open[g.table]; });
     });
     if (!g.result) {
       var row = el('div', 'row');
       var rs = el('button', null, 'Restart the game');
       rs.type = 'button';
-      rs.addEventListener('click', function () {
-        if (confirm('Send table ' + g.table + ' a new game? The game it plays is abandoned.')) {
-          send({ type: 'restart_game', round: r.number, table: g.table, reason: reason.value || 'restarted by the organiser' });
-        }
+      armed(rs, 'Tap again: a new game', function () {
+        send({ type: 'restart_game', round: r.number, table: g.table, reason: reason.value || 'restarted by the organiser' });
       });
       var ct = el('button', null, 'Call time');
       ct.type = 'button';
-      ct.addEventListener('click', function () {
-        if (confirm('End table ' + g.table + '\u2019s game now? The dice left decide.')) {
-          send({ type: 'call_time', round: r.number, table: g.table, reason: reason.value || 'time called by the organiser' });
-        }
+      armed(ct, 'Tap again: dice decide', function () {
+        send({ type: 'call_time', round: r.number, table: g.table, reason: reason.value || 'time called by the organiser' });
       });
       row.appendChild(rs);
       row.appendChild(ct);
@@ -201,10 +230,7 @@
       if (!s.dropped) {
         var b = el('button', 'small', 'Drop');
         b.type = 'button';
-        b.addEventListener('click', function () {
-          var why = prompt('Drop ' + s.player + ' from the rounds to come? Why:', '');
-          if (why !== null) send({ type: 'drop', player: s.player, reason: why });
-        });
+        armed(b, 'Tap again to drop', function () { send({ type: 'drop', player: s.player, reason: 'dropped by the organiser' }); });
         li.appendChild(b);
       }
       list.appendChild(li);
