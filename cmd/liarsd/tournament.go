@@ -98,8 +98,7 @@ func runTournament(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	if s.users != "" {
 		var err error
 		if users, err = readUsers(s.users); err != nil {
-			fmt.Fprintf(stderr, "liarsd tournament: %v\n", err)
-			return 2
+			return usageError(fs, stderr, "%v", err)
 		}
 	}
 	level := slog.LevelInfo

@@ -145,7 +145,7 @@ func TestTableBrokerBridgedToTheVenue(t *testing.T) {
 	league := venuetest.StartBroker(t, conf(t, "league.conf"), nil)
 	venuePort := mqtttest.FreePort(t)
 	link := venuetest.NewLink(t, fmt.Sprintf("127.0.0.1:%d", venuePort))
-	venue := venuetest.StartBrokerOn(t, conf(t, "venue.conf", "venue-league.conf"), venuePort, map[string]string{"league": league.Addr()})
+	venue := venuetest.StartBrokerOn(t, conf(t, "venue.conf", "venue-league.conf"), venuePort, 0, map[string]string{"league": league.Addr()})
 	table := venuetest.StartBroker(t, conf(t, "table.conf"), map[string]string{"venue": link.Addr()})
 	recs := map[string]*venuetest.Recorder{
 		"venue":  venuetest.Record(t, venue.URL(), "rec-venue", "liarsdice", "liarsdice/bar-1/events"),

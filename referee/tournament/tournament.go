@@ -427,13 +427,20 @@ func gameSeed(seed int64, round int, table string, attempt int) int64 {
 	return int64(h>>11) + 1
 }
 
-// hash64 is FNV-1a of s.
+// hash64 is FNV-1a of s, its bits then mixed (splitmix64's finalizer):
+// FNV-1a alone keeps names that differ in their last letter near each
+// other, which would seat Player 0020 to Player 0024 together.
 func hash64(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	h ^= h >> 31
 	return h
 }
 

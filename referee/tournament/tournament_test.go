@@ -630,3 +630,31 @@ func TestFewerRepeatsMovesAPlayerDown(t *testing.T) {
 		t.Errorf("got players %v; want each of %v once", seated, want)
 	}
 }
+
+// TestFirstRoundSeatsByDraw: the first round's seating is a draw, not the
+// order of registration.
+func TestFirstRoundSeatsByDraw(t *testing.T) {
+	tr := New("cup")
+	do(t, tr, setupLine(Swiss, 5, 3, "t1", "t2", "t3", "t4"))
+	do(t, tr, registerLine(names("Player ", 20)...))
+	do(t, tr, `{"type":"start_round"}`)
+	neighbours := 0
+	for _, g := range tr.Games(1) {
+		for i, a := range g.Seats {
+			for _, b := range g.Seats[i+1:] {
+				var x, y int
+				fmt.Sscanf(a, "Player %d", &x)
+				fmt.Sscanf(b, "Player %d", &y)
+				if x-y == 1 || y-x == 1 {
+					neighbours++
+				}
+			}
+		}
+	}
+	// Registration order would seat 16 pairs of neighbours together; a
+	// draw about 4 (19 pairs of neighbours, each together with chance
+	// 4/19).
+	if neighbours > 9 {
+		t.Errorf("got %d pairs of players registered one after the other at one table: %v", neighbours, tr.Games(1))
+	}
+}

@@ -29,18 +29,21 @@ import (
 type Broker struct {
 	t    testing.TB
 	Port int
-	Dir  string
-	conf string
-	bin  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	// WebSocket is the pages' listener's port (0: none).
+	WebSocket int
+	Dir       string
+	conf      string
+	bin       string
+	cmd       *exec.Cmd
+	done      chan struct{}
 }
 
 // Configure turns a configuration file of the repository into one for a
-// test: its listener on port (loopback), its persistence and log in dir,
+// test: its listener on port (loopback), its second listener (WebSocket)
+// on wsPort or left out when wsPort is 0, its persistence and log in dir,
 // and each bridge's address as addresses gives it by connection name.
 // Nothing else is changed.
-func Configure(conf string, port int, dir string, addresses map[string]string) (string, error) {
+func Configure(conf string, port, wsPort int, dir string, addresses map[string]string) (string, error) {
 	lines := strings.Split(conf, "\n")
 	var out []string
 	conn := ""
@@ -51,13 +54,16 @@ func Configure(conf string, port int, dir string, addresses map[string]string) (
 		case len(f) >= 2 && f[0] == "listener":
 			listeners++
 			if listeners > 1 {
-				// A second listener (WebSocket for the pages): a port of
-				// its own is found by the caller when it needs one.
-				out = append(out, "# "+l)
-				continue
+				// The second listener, the pages' WebSocket.
+				if wsPort == 0 {
+					out = append(out, "# "+l)
+					continue
+				}
+				l = fmt.Sprintf("listener %d 127.0.0.1", wsPort)
+			} else {
+				l = fmt.Sprintf("listener %d 127.0.0.1", port)
 			}
-			l = fmt.Sprintf("listener %d 127.0.0.1", port)
-		case len(f) >= 1 && f[0] == "protocol" && listeners > 1:
+		case len(f) >= 1 && f[0] == "protocol" && listeners > 1 && wsPort == 0:
 			l = "# " + l
 		case len(f) >= 2 && (f[0] == "persistence_location" || f[0] == "log_dest" || f[0] == "password_file" || f[0] == "acl_file"):
 			continue
@@ -94,19 +100,20 @@ func Configure(conf string, port int, dir string, addresses map[string]string) (
 // configuration file at path (Configure), and stops it at the test's end.
 func StartBroker(t testing.TB, path string, addresses map[string]string) *Broker {
 	t.Helper()
-	return StartBrokerOn(t, path, mqtttest.FreePort(t), addresses)
+	return StartBrokerOn(t, path, mqtttest.FreePort(t), 0, addresses)
 }
 
-// StartBrokerOn starts Mosquitto as StartBroker does, on port.
-func StartBrokerOn(t testing.TB, path string, port int, addresses map[string]string) *Broker {
+// StartBrokerOn starts Mosquitto as StartBroker does, on port, with its
+// WebSocket listener on wsPort (0: none).
+func StartBrokerOn(t testing.TB, path string, port, wsPort int, addresses map[string]string) *Broker {
 	t.Helper()
 	bin := mqtttest.FindMosquitto(t)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Broker{t: t, Port: port, Dir: t.TempDir(), bin: bin}
-	if b.conf, err = Configure(string(raw), port, b.Dir, addresses); err != nil {
+	b := &Broker{t: t, Port: port, WebSocket: wsPort, Dir: t.TempDir(), bin: bin}
+	if b.conf, err = Configure(string(raw), port, wsPort, b.Dir, addresses); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(b.Dir, "mosquitto.conf"), []byte(b.conf), 0o644); err != nil {
