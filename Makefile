@@ -164,8 +164,10 @@ soak: build test-deps
 # (docs/venue/venue.conf) on loopback, BENCH_ROUNDS rounds, the tournament
 # service killed -9 three times during the first round and the broker
 # restarted once during the second, a venue page in headless Chromium;
-# before it, a table's link to the venue (docs/venue/table.conf, and the
-# venue's bridge to an embedded broker) cut for BRIDGE_CUT while it plays.
+# before it, a table's link to the venue (the venue's bridges of
+# docs/venue/venue-tables.conf to a table's Mosquitto, with a league's
+# broker bridged to the venue, and to an embedded broker) cut for
+# BRIDGE_CUT while the table plays.
 # Every event is held against the tables' journals, every result against
 # them, the standings against a replay of the tournament's journal. It
 # ends with one line: venue: tables T, players P, rounds R, events E, lost

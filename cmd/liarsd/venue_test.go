@@ -52,7 +52,7 @@ func TestTournamentExport(t *testing.T) {
 		`{"type":"setup","at":"2026-12-05T18:00:00Z","setup":{"format":"swiss","rules":"common-hand","seats":3,"rounds":1,"tables":["t1"],"seed":3}}`,
 		`{"type":"register","at":"2026-12-05T18:00:00Z","players":[{"name":"ann"},{"name":"bob"}]}`,
 		`{"type":"start_round","at":"2026-12-05T18:01:00Z","round":1,"tables":[{"table":"t1","seats":["ann","bob"],"after":0}]}`,
-		`{"type":"events","at":"2026-12-05T18:05:00Z","events":[{"table":"t1","type":"hand_started","seq":1,"game":1,"hand":1,"dice":{"ann":5,"bob":5}},{"table":"t1","type":"resolved","seq":3,"dice":{"bob":-5},"out":["bob"]},{"table":"t1","type":"game_over","seq":4,"game":1,"winner":"ann"}]}`,
+		`{"type":"events","at":"2026-12-05T18:05:00Z","events":[{"table":"t1","type":"hand_started","seq":1,"game":1,"hand":1,"dice":{"ann":5,"bob":5}},{"table":"t1","type":"resolved","seq":3,"dice":{"bob":-5},"out":["bob"]},{"table":"t1","type":"game_over","seq":4,"game":1,"winner":"ann"}],"seen":[{"table":"t1","from":1,"to":4}]}`,
 	} {
 		if err := j.Append([]byte(l)); err != nil {
 			t.Fatal(err)

@@ -134,19 +134,20 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 	}
 }
 
-// TestTableBrokerBridgedToTheVenue: a table with Mosquitto on its Pi
-// (docs/venue/table.conf) bridged to the venue's (venue.conf), the venue
-// bridged to a league's central broker (venue-league.conf, league.conf).
-// The table's link to the venue is cut while it plays: the table plays
-// on, and the venue, and the league through it, get every event in order
-// once the link returns.
-func TestTableBrokerBridgedToTheVenue(t *testing.T) {
+// TestVenueBridgedToATableMosquitto: a table with Mosquitto on its Pi
+// (docs/venue/table.conf), the venue's Mosquitto bridged to it
+// (venue.conf, venue-tables.conf), a league's central broker bridged to
+// the venue (league.conf). The table's link to the venue is cut while it
+// plays: the table plays on, and the venue, and the league through it, get
+// every event in order once the link returns; a command sent at the venue
+// reaches the table.
+func TestVenueBridgedToATableMosquitto(t *testing.T) {
 	d := cutFor(t)
-	league := venuetest.StartBroker(t, conf(t, "league.conf"), nil)
-	venuePort := mqtttest.FreePort(t)
-	link := venuetest.NewLink(t, fmt.Sprintf("127.0.0.1:%d", venuePort))
-	venue := venuetest.StartBrokerOn(t, conf(t, "venue.conf", "venue-league.conf"), venuePort, 0, map[string]string{"league": league.Addr()})
-	table := venuetest.StartBroker(t, conf(t, "table.conf"), map[string]string{"venue": link.Addr()})
+	table := venuetest.StartBroker(t, conf(t, "table.conf"), nil)
+	link := venuetest.NewLink(t, table.Addr())
+	nobody := fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t)) // bar-2's Pi is off
+	venue := venuetest.StartBroker(t, conf(t, "venue.conf", "venue-tables.conf"), map[string]string{"bar-1": link.Addr(), "bar-2": nobody})
+	league := venuetest.StartBroker(t, conf(t, "league.conf"), map[string]string{"venue-a": venue.Addr()})
 	recs := map[string]*venuetest.Recorder{
 		"venue":  venuetest.Record(t, venue.URL(), "rec-venue", "liarsdice", "liarsdice/bar-1/events"),
 		"league": venuetest.Record(t, league.URL(), "rec-league", "liarsdice", "league/venue-a/liarsdice/+/events"),
@@ -168,8 +169,10 @@ func TestTableBrokerBridgedToTheVenue(t *testing.T) {
 	<-ready // the referee's session takes commands
 	// The table's own operator starts its games, at the table.
 	player := venuetest.Play(t, table.URL(), "liarsdice", "bar-1", []string{"ann", "bob", "cy"}, map[string]any{"dice": 3})
-	// A command from the venue reaches the table through the bridge.
+	// A command from the venue reaches the table through the bridge, and
+	// its reply comes back.
 	sender := mqtttest.Subscribe(t, venue.URL(), "venue-sender", "liarsdice/bar-1/reply")
+	waitFor(t, 30*time.Second, "the venue's bridge to the table", func() bool { return recs["venue"].Last("bar-1") > 0 })
 	sender.Publish(t, "liarsdice/bar-1/cmd", []byte(`{"id":"from-the-venue","type":"bid","seat":"nobody","quantity":1,"face":2}`))
 	sender.Wait(t, 30*time.Second, "the table's reply at the venue", func(ms []mqtttest.Message) bool {
 		for _, m := range ms {
@@ -186,13 +189,13 @@ func TestTableBrokerBridgedToTheVenue(t *testing.T) {
 		wg.Wait()
 	})
 	if os.Getenv("LIARSD_BRIDGE_REPORT") != "" {
-		fmt.Printf("bridge (table Mosquitto -> venue -> league): link cut %s, %d events published meanwhile, %d games\n", d, during, player.Games())
+		fmt.Printf("bridge (venue Mosquitto <- table Mosquitto; league <- venue): link cut %s, %d events published meanwhile, %d games\n", d, during, player.Games())
 	}
 }
 
 // TestVenueBridgedToAnEmbeddedBroker: a table that keeps the referee's
 // embedded broker, the venue's Mosquitto bridging to it
-// (venue-embedded-tables.conf). The link is cut while the table plays:
+// (venue-tables.conf). The link is cut while the table plays:
 // the embedded broker keeps what the bridge's session is owed, and the
 // venue gets every event in order when it returns.
 func TestVenueBridgedToAnEmbeddedBroker(t *testing.T) {
@@ -223,7 +226,8 @@ func TestVenueBridgedToAnEmbeddedBroker(t *testing.T) {
 	<-ready
 	tableURL := "tcp://127.0.0.1:" + strconv.Itoa(port)
 	local := venuetest.Record(t, tableURL, "rec-table", "liarsdice", "liarsdice/bar-2/events")
-	venue := venuetest.StartBroker(t, conf(t, "venue.conf", "venue-embedded-tables.conf"), map[string]string{"bar-2": link.Addr()})
+	nobody := fmt.Sprintf("127.0.0.1:%d", mqtttest.FreePort(t)) // bar-1's Pi is off
+	venue := venuetest.StartBroker(t, conf(t, "venue.conf", "venue-tables.conf"), map[string]string{"bar-1": nobody, "bar-2": link.Addr()})
 	recs := map[string]*venuetest.Recorder{"venue": venuetest.Record(t, venue.URL(), "rec-venue", "liarsdice", "liarsdice/bar-2/events")}
 	player := venuetest.Play(t, tableURL, "liarsdice", "bar-2", []string{"ann", "bob", "cy"}, map[string]any{"dice": 3})
 	during := cutAndCheck(t, link, "bar-2", filepath.Join(dir, "bar-2.journal"), local, recs, d, func() {
@@ -233,6 +237,6 @@ func TestVenueBridgedToAnEmbeddedBroker(t *testing.T) {
 		wg.Wait()
 	})
 	if os.Getenv("LIARSD_BRIDGE_REPORT") != "" {
-		fmt.Printf("bridge (venue Mosquitto -> embedded broker): link cut %s, %d events published meanwhile, %d games\n", d, during, player.Games())
+		fmt.Printf("bridge (venue Mosquitto <- embedded broker): link cut %s, %d events published meanwhile, %d games\n", d, during, player.Games())
 	}
 }

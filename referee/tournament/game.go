@@ -349,12 +349,23 @@ func (g *Game) problem() string {
 }
 
 // ParseEvent reads a table's event (RECORD.md, docs/corrections.md) from
-// its JSON into the part the tournament keeps. It returns false for
-// anything else (a type the tournament does not keep, no seq, not JSON).
+// its JSON into the part the tournament keeps (of a type it does not keep,
+// which Kept tells: its type and seq only). It returns false for what is
+// not an event (no type, no seq, not JSON).
 func ParseEvent(table string, payload []byte) (TableEvent, bool) {
+	var head struct {
+		Type string `json:"type"`
+		Seq  int    `json:"seq"`
+	}
+	if json.Unmarshal(payload, &head) != nil || head.Seq < 1 || head.Type == "" {
+		return TableEvent{}, false
+	}
+	if !Kept(head.Type) {
+		// Its other fields (a revealed event's faces) are none of the
+		// tournament's.
+		return TableEvent{Table: table, Type: head.Type, Seq: head.Seq}, true
+	}
 	var e struct {
-		Type   string         `json:"type"`
-		Seq    int            `json:"seq"`
 		Game   int            `json:"game"`
 		Hand   int            `json:"hand"`
 		Dice   map[string]int `json:"dice"`
@@ -362,11 +373,13 @@ func ParseEvent(table string, payload []byte) (TableEvent, bool) {
 		Seat   string         `json:"seat"`
 		Winner string         `json:"winner"`
 	}
-	if json.Unmarshal(payload, &e) != nil || e.Seq < 1 || !Kept(e.Type) {
-		return TableEvent{}, false
+	if json.Unmarshal(payload, &e) != nil {
+		// A kept type with fields of other types: not an event of
+		// RECORD.md; its seq still counts.
+		return TableEvent{Table: table, Type: "malformed", Seq: head.Seq}, true
 	}
-	te := TableEvent{Table: table, Type: e.Type, Seq: e.Seq, Game: e.Game, Hand: e.Hand, Out: e.Out, Seat: e.Seat, Winner: e.Winner}
-	if e.Type == evHandStarted || e.Type == evResolved || e.Type == evFolded {
+	te := TableEvent{Table: table, Type: head.Type, Seq: head.Seq, Game: e.Game, Hand: e.Hand, Out: e.Out, Seat: e.Seat, Winner: e.Winner}
+	if head.Type == evHandStarted || head.Type == evResolved || head.Type == evFolded {
 		te.Dice = e.Dice
 	}
 	return te, true

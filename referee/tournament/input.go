@@ -32,6 +32,8 @@ const (
 	// InRestartGame sends a game's new_game again (the table's game is
 	// abandoned and played from the start).
 	InRestartGame = "restart_game"
+	// InSkipGap takes a table's events on without one that never came.
+	InSkipGap = "skip_gap"
 )
 
 // Input is one input of the tournament, as the organiser's page or the
@@ -59,9 +61,20 @@ type Input struct {
 	// After is a restart_game's floor: the table's events up to this seq
 	// are of games before it.
 	After int
-	// Events and Replies are what the service took from the tables.
+	// Events and Replies are what the service took from the tables:
+	// the events the tournament keeps, and Seen, the seqs of every event
+	// that came (kept or not), so that a table's events are taken in
+	// order even when the broker delivers them out of it.
 	Events  []TableEvent
+	Seen    []SeqRange
 	Replies []TableReply
+}
+
+// SeqRange is seqs From to To of a table's events.
+type SeqRange struct {
+	Table string `json:"table"`
+	From  int    `json:"from"`
+	To    int    `json:"to"`
 }
 
 // Player is a registered player.
@@ -120,6 +133,7 @@ type wire struct {
 	Reason  string          `json:"reason,omitempty"`
 	After   int             `json:"after,omitempty"`
 	Events  []TableEvent    `json:"events,omitempty"`
+	Seen    []SeqRange      `json:"seen,omitempty"`
 	Replies []TableReply    `json:"replies,omitempty"`
 	ID      json.RawMessage `json:"id,omitempty"`
 }
@@ -130,11 +144,12 @@ var fields = map[string][]string{
 	InRegister:    {"players"},
 	InDrop:        {"player", "reason"},
 	InStartRound:  {"round", "tables"},
-	InEvents:      {"events"},
+	InEvents:      {"events", "seen"},
 	InReplies:     {"replies"},
 	InOverride:    {"round", "table", "order", "reason"},
 	InCallTime:    {"round", "table", "reason"},
 	InRestartGame: {"round", "table", "reason", "after"},
+	InSkipGap:     {"table"},
 }
 
 // Types returns the input types, sorted.
@@ -176,7 +191,7 @@ func Decode(line []byte) (Input, error) {
 		return Input{}, refuse(BadInput, "%s: %s", typ, jsonProblem(err))
 	}
 	in := Input{Type: typ, Setup: w.Setup, Players: w.Players, Player: w.Player, Round: w.Round, Table: w.Table,
-		Tables: w.Tables, Order: w.Order, Reason: w.Reason, After: w.After, Events: w.Events, Replies: w.Replies}
+		Tables: w.Tables, Order: w.Order, Reason: w.Reason, After: w.After, Events: w.Events, Seen: w.Seen, Replies: w.Replies}
 	if w.At != "" {
 		at, err := time.Parse(time.RFC3339Nano, w.At)
 		if err != nil {
@@ -196,7 +211,7 @@ func Decode(line []byte) (Input, error) {
 // Encode writes in as one journal line (compact JSON, no line break).
 func Encode(in Input) []byte {
 	w := wire{Type: in.Type, Setup: in.Setup, Players: in.Players, Player: in.Player, Round: in.Round, Table: in.Table,
-		Tables: in.Tables, Order: in.Order, Reason: in.Reason, After: in.After, Events: in.Events, Replies: in.Replies}
+		Tables: in.Tables, Order: in.Order, Reason: in.Reason, After: in.After, Events: in.Events, Seen: in.Seen, Replies: in.Replies}
 	if !in.At.IsZero() {
 		w.At = in.At.UTC().Format(time.RFC3339Nano)
 	}

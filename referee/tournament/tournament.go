@@ -2,6 +2,7 @@ package tournament
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -47,13 +48,18 @@ type round struct {
 	byTable map[string]*Game
 }
 
-// tableTrack is what the tournament knows of one of its tables: its last
-// kept event, the number of the game it plays, and the tournament's game
-// bound to it.
+// tableTrack is what the tournament knows of one of its tables: which of
+// its events came (every seq from base to upto, and those beyond that
+// came early), the kept events that wait for the ones before them, the
+// number of the game it plays, and the tournament's game bound to it.
 type tableTrack struct {
-	lastSeq int
-	game    int
-	current *Game
+	base, upto int
+	ahead      map[int]bool
+	pending    []TableEvent
+	// gapSince is when events began to wait for an earlier one.
+	gapSince time.Time
+	game     int
+	current  *Game
 }
 
 // Command is a line the service sends to a table: a new_game on
@@ -108,6 +114,8 @@ func (t *Tournament) Apply(in Input) ([]Command, error) {
 		return nil, t.applyCallTime(in)
 	case InRestartGame:
 		return t.applyRestart(in)
+	case InSkipGap:
+		return nil, t.applySkipGap(in)
 	}
 	return nil, refuse(BadInput, "unknown type %q", in.Type)
 }
@@ -149,13 +157,13 @@ func (t *Tournament) Prepare(in Input, now time.Time, seed func() int64) (Input,
 		tables := slices.Clone(in.Tables)
 		for i := range tables {
 			if tt := t.tables[tables[i].Table]; tt != nil {
-				tables[i].After = tt.lastSeq
+				tables[i].After = tt.upto
 			}
 		}
 		in.Tables = tables
 	case InRestartGame:
 		if tt := t.tables[in.Table]; tt != nil {
-			in.After = tt.lastSeq
+			in.After = tt.upto
 		}
 	}
 	return in, nil
@@ -444,44 +452,144 @@ func hash64(s string) uint64 {
 	return h
 }
 
-// KeepEvent reports whether the tournament keeps ev: an event of a kept
-// type from one of its tables that it has not taken yet. The service
+// Fresh reports whether the event of table with seq is news to the
+// tournament: a table of its own, a seq it has not had. The service
 // journals only those.
-func (t *Tournament) KeepEvent(ev TableEvent) bool {
-	tt := t.tables[ev.Table]
-	return tt != nil && Kept(ev.Type) && ev.Seq > tt.lastSeq
+func (t *Tournament) Fresh(table string, seq int) bool {
+	tt := t.tables[table]
+	if tt == nil || seq < 1 {
+		return false
+	}
+	if tt.base == 0 {
+		return true
+	}
+	if seq <= tt.upto {
+		return false
+	}
+	if tt.ahead[seq] {
+		return false
+	}
+	return true
 }
 
+// applyEvents takes a batch of the tables' events. A broker keeps a
+// table's order on a connection, but not always across a reconnection of
+// a persistent session: messages published meanwhile can overtake those
+// it had queued (Mosquitto 2.0.11 does, docs/venue.md). So every seq that
+// came is noted (in.Seen), and a kept event is taken only once every
+// event before it came: a table's events are taken in seq order, always.
 func (t *Tournament) applyEvents(in Input) {
+	touched := map[string]bool{}
+	for _, r := range in.Seen {
+		tt := t.tables[r.Table]
+		if tt == nil || r.From < 1 || r.To < r.From {
+			continue
+		}
+		if tt.base == 0 {
+			tt.base, tt.upto, tt.ahead = r.From, r.From-1, map[int]bool{}
+		}
+		for s := max(r.From, tt.upto+1); s <= r.To; s++ {
+			tt.ahead[s] = true
+		}
+		touched[r.Table] = true
+	}
 	for _, ev := range in.Events {
-		if !t.KeepEvent(ev) {
-			continue
-		}
 		tt := t.tables[ev.Table]
-		tt.lastSeq = ev.Seq
-		if ev.Type == evHandStarted && (ev.Hand == 1 || ev.Game != tt.game) {
-			t.tableStarted(tt, ev, in.At)
+		if tt == nil || !Kept(ev.Type) || ev.Seq <= tt.upto {
 			continue
 		}
-		g := tt.current
-		if g == nil || (ev.Game != 0 && ev.Game != tt.game) {
-			continue
+		if tt.base == 0 {
+			tt.base, tt.upto, tt.ahead = ev.Seq, ev.Seq-1, map[int]bool{}
 		}
-		if g.Result != nil && g.Result.Source != FromEvents {
-			g.take(ev) // kept for the record; a time call or an override stands
-			continue
+		tt.ahead[ev.Seq] = true
+		i, found := slices.BinarySearchFunc(tt.pending, ev.Seq, func(e TableEvent, s int) int { return e.Seq - s })
+		if !found {
+			tt.pending = slices.Insert(tt.pending, i, ev)
 		}
-		if r := t.current(); r != nil && g.Round < r.Number && ev.Type == evCorrected {
-			// The round is over and the next one was seated on its
-			// results: they stand.
-			g.Late++
-			t.note(fmt.Sprintf("table %s corrected a reveal of round %d's game after round %d had started: the result stands", g.Table, g.Round, r.Number))
-			continue
+		touched[ev.Table] = true
+	}
+	for _, id := range sortedNames(touched) {
+		t.advance(t.tables[id], in.At)
+	}
+}
+
+// advance takes the table's events that no longer wait for an earlier
+// one, in seq order.
+func (t *Tournament) advance(tt *tableTrack, at time.Time) {
+	for tt.ahead[tt.upto+1] {
+		delete(tt.ahead, tt.upto+1)
+		tt.upto++
+	}
+	n := 0
+	for n < len(tt.pending) && tt.pending[n].Seq <= tt.upto {
+		t.takeEvent(tt, tt.pending[n], at)
+		n++
+	}
+	tt.pending = tt.pending[n:]
+	switch {
+	case len(tt.ahead) == 0:
+		tt.gapSince = time.Time{}
+	case tt.gapSince.IsZero():
+		tt.gapSince = at
+	}
+}
+
+// Gaps returns a skip_gap for each table whose events have waited since
+// before now minus wait for one that never came (a broker that lost it):
+// the service journals it, and the table's events are taken on without it.
+func (t *Tournament) Gaps(now time.Time, wait time.Duration) []Input {
+	var out []Input
+	for _, id := range sortedNames(t.tables) {
+		tt := t.tables[id]
+		if len(tt.ahead) > 0 && !tt.gapSince.IsZero() && now.Sub(tt.gapSince) >= wait {
+			out = append(out, Input{Type: InSkipGap, Table: id, At: now})
 		}
-		g.take(ev)
-		if note := g.settle(in.At); note != "" {
-			t.note(note)
-		}
+	}
+	return out
+}
+
+func (t *Tournament) applySkipGap(in Input) error {
+	tt := t.tables[in.Table]
+	if tt == nil {
+		return refuse(UnknownTable, "table %q is not one of the tournament's tables", in.Table)
+	}
+	if len(tt.ahead) == 0 {
+		return refuse(NotNow, "table %s's events wait for none", in.Table)
+	}
+	first := slices.Min(slices.Collect(maps.Keys(tt.ahead)))
+	t.note(fmt.Sprintf("table %s: events %d to %d never came (lost by the broker?); the table's events were taken on without them", in.Table, tt.upto+1, first-1))
+	tt.upto = first - 1
+	t.advance(tt, in.At)
+	if len(tt.ahead) > 0 {
+		tt.gapSince = in.At // another gap waits its own time
+	}
+	return nil
+}
+
+// takeEvent takes one kept event of a table, in seq order.
+func (t *Tournament) takeEvent(tt *tableTrack, ev TableEvent, at time.Time) {
+	if ev.Type == evHandStarted && (ev.Hand == 1 || ev.Game != tt.game) {
+		t.tableStarted(tt, ev, at)
+		return
+	}
+	g := tt.current
+	if g == nil || (ev.Game != 0 && ev.Game != tt.game) {
+		return
+	}
+	if g.Result != nil && g.Result.Source != FromEvents {
+		g.take(ev) // kept for the record; a time call or an override stands
+		return
+	}
+	if r := t.current(); r != nil && g.Round < r.Number && ev.Type == evCorrected {
+		// The round is over and the next one was seated on its
+		// results: they stand.
+		g.Late++
+		t.note(fmt.Sprintf("table %s corrected a reveal of round %d's game after round %d had started: the result stands", g.Table, g.Round, r.Number))
+		return
+	}
+	g.take(ev)
+	if note := g.settle(at); note != "" {
+		t.note(note)
 	}
 }
 

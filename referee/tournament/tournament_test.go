@@ -658,3 +658,91 @@ func TestFirstRoundSeatsByDraw(t *testing.T) {
 		t.Errorf("got %d pairs of players registered one after the other at one table: %v", neighbours, tr.Games(1))
 	}
 }
+
+// TestEventsAreTakenInSeqOrder: a broker that delivers a table's events
+// out of order (queued ones overtaken after a reconnection) changes
+// nothing: each is taken once every event before it came.
+func TestEventsAreTakenInSeqOrder(t *testing.T) {
+	tr := New("cup")
+	do(t, tr, setupLine(Swiss, 4, 1, "t1"))
+	do(t, tr, registerLine("a", "b", "c", "d"))
+	do(t, tr, `{"type":"start_round","tables":[{"table":"t1","seats":["a","b","c","d"]}]}`)
+	tb := &table{id: "t1"}
+	evs := tb.play([]string{"a", "b", "c", "d"}, [][]string{{"d"}, {"c"}, {"b"}}, true)
+	// Seq 3 (b... the second hand) is late: the rest came first.
+	late := evs[2]
+	rest := append(append([]TableEvent{}, evs[:2]...), evs[3:]...)
+	do(t, tr, eventsLine(rest))
+	if r := tr.Games(1)[0].Result; r != nil {
+		t.Fatalf("got result %v while seq %d has not come", r.Order, late.Seq)
+	}
+	do(t, tr, eventsLine([]TableEvent{late}))
+	want := [][]string{{"a"}, {"b"}, {"c"}, {"d"}}
+	if r := tr.Games(1)[0].Result; r == nil || !reflect.DeepEqual(r.Order, want) {
+		t.Errorf("got %+v; want %v once seq %d came", r, want, late.Seq)
+	}
+}
+
+// TestAGapThatNeverFillsIsSkipped: an event that never comes (a broker
+// that lost it) holds the table's later events back until the service
+// skips it, journaled, after a wait.
+func TestAGapThatNeverFillsIsSkipped(t *testing.T) {
+	tr := New("cup")
+	do(t, tr, setupLine(Swiss, 3, 1, "t1"))
+	do(t, tr, registerLine("a", "b", "c"))
+	do(t, tr, `{"type":"start_round","tables":[{"table":"t1","seats":["a","b","c"]}]}`)
+	all := map[string]int{"a": 2, "b": 2, "c": 2}
+	// Seq 2, a revealed event (not kept), is lost by the broker.
+	evs := []TableEvent{
+		{Table: "t1", Type: "hand_started", Seq: 1, Game: 1, Hand: 1, Dice: all},
+		{Table: "t1", Type: "resolved", Seq: 3, Dice: map[string]int{"c": -2}, Out: []string{"c"}},
+		{Table: "t1", Type: "hand_started", Seq: 4, Game: 1, Hand: 2, Dice: map[string]int{"a": 2, "b": 2}},
+		{Table: "t1", Type: "resolved", Seq: 6, Dice: map[string]int{"b": -2}, Out: []string{"b"}},
+		{Table: "t1", Type: "game_over", Seq: 7, Game: 1, Winner: "a"},
+	}
+	in := Input{Type: InEvents, At: t0.Add(time.Minute), Events: evs, Seen: []SeqRange{{"t1", 1, 1}, {"t1", 3, 7}}}
+	if _, err := tr.Apply(in); err != nil {
+		t.Fatal(err)
+	}
+	if r := tr.Games(1)[0].Result; r != nil {
+		t.Fatalf("got result %v with seq 2 missing", r.Order)
+	}
+	if got := tr.Gaps(t0.Add(2*time.Minute), 2*time.Minute); len(got) != 0 {
+		t.Errorf("got %v after a minute; want no skip before the wait", got)
+	}
+	skips := tr.Gaps(t0.Add(3*time.Minute+time.Second), 2*time.Minute)
+	if len(skips) != 1 || skips[0].Type != InSkipGap || skips[0].Table != "t1" {
+		t.Fatalf("got %v; want t1's gap skipped", skips)
+	}
+	if _, err := tr.Apply(skips[0]); err != nil {
+		t.Fatal(err)
+	}
+	if r := tr.Games(1)[0].Result; r == nil || r.Order[0][0] != "a" {
+		t.Errorf("got %+v; want a's win once the gap is skipped", r)
+	}
+	if n := tr.Notes(); len(n) != 1 || !strings.Contains(n[0], "events 2 to 2 never came") {
+		t.Errorf("got notes %q; want the skipped event said", n)
+	}
+	refused(t, tr, `{"type":"skip_gap","table":"t1"}`, NotNow, "wait for none")
+}
+
+func TestParseEvent(t *testing.T) {
+	for _, c := range []struct {
+		payload string
+		ok      bool
+		want    TableEvent
+	}{
+		{`{"type":"revealed","seq":7,"dice":{"ann":[3,1]}}`, true, TableEvent{Table: "t1", Type: "revealed", Seq: 7}},
+		{`{"type":"resolved","seq":8,"call":"challenge","dice":{"ann":-1},"out":["ann"]}`, true,
+			TableEvent{Table: "t1", Type: "resolved", Seq: 8, Dice: map[string]int{"ann": -1}, Out: []string{"ann"}}},
+		{`{"type":"game_over","seq":9,"game":1,"winner":"bob","pot":3}`, true, TableEvent{Table: "t1", Type: "game_over", Seq: 9, Game: 1, Winner: "bob"}},
+		{`{"type":"resolved","seq":10,"dice":"lots"}`, true, TableEvent{Table: "t1", Type: "malformed", Seq: 10}},
+		{`{"type":"resolved"}`, false, TableEvent{}},
+		{`not json`, false, TableEvent{}},
+	} {
+		got, ok := ParseEvent("t1", []byte(c.payload))
+		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseEvent(%s): got %+v, %v; want %+v, %v", c.payload, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -24,6 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,6 +70,11 @@ type Config struct {
 	// ResendAfter is the wait before a new_game a table answered busy is
 	// sent again (2 s).
 	ResendAfter time.Duration
+	// GapWait is how long a table's events wait for an earlier one that
+	// has not come before they are taken on without it (2 min): a broker
+	// that reorders delivers it within seconds; one that lost it never
+	// will.
+	GapWait time.Duration
 }
 
 // Reply answers an organiser's input.
@@ -148,6 +155,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.ResendAfter <= 0 {
 		cfg.ResendAfter = 2 * time.Second
+	}
+	if cfg.GapWait <= 0 {
+		cfg.GapWait = 2 * time.Minute
 	}
 	// Segments are the referee's way to start without replaying
 	// everything; a tournament's journal is short (a few lines a game)
@@ -280,12 +290,14 @@ func (s *Service) Run(ctx context.Context) error {
 				}
 			}
 		case <-tick.C:
-			for _, in := range s.t.Overdue(s.cfg.Now()) {
+			for _, in := range append(s.t.Gaps(s.cfg.Now(), s.cfg.GapWait), s.t.Overdue(s.cfg.Now())...) {
 				if _, err := s.take(in); err != nil {
 					if tournament.AsRefusal(err) == nil {
 						return err
 					}
-					s.log.Warn("service: a time call was refused", "table", in.Table, "err", err)
+					s.log.Warn("service: a time call or a gap's skip was refused", "table", in.Table, "err", err)
+				} else if in.Type == tournament.InSkipGap {
+					s.log.Warn("service: a table's event never came; its events are taken on without it", "table", in.Table, "waited", s.cfg.GapWait)
 				}
 			}
 		}
@@ -383,17 +395,19 @@ func (s *Service) messages(m link.Message, more <-chan link.Message) error {
 	now := s.cfg.Now()
 	ev := tournament.Input{Type: tournament.InEvents, At: now}
 	rep := tournament.Input{Type: tournament.InReplies, At: now}
-	last := map[string]int{} // a table's last seq kept in this batch
+	seen := map[string][]int{} // each table's seqs news to the tournament
 	prefix := "tournament:" + s.cfg.Name + ":"
 	for _, m := range batch {
 		switch m.Kind {
 		case link.Events:
 			e, ok := tournament.ParseEvent(m.Table, m.Payload)
-			if !ok || e.Seq <= last[m.Table] || !s.t.KeepEvent(e) {
+			if !ok || !s.t.Fresh(m.Table, e.Seq) || slices.Contains(seen[m.Table], e.Seq) {
 				continue
 			}
-			last[m.Table] = e.Seq
-			ev.Events = append(ev.Events, e)
+			seen[m.Table] = append(seen[m.Table], e.Seq)
+			if tournament.Kept(e.Type) {
+				ev.Events = append(ev.Events, e)
+			}
 		case link.Reply:
 			r, ok := decodeReply(m.Table, m.Payload)
 			if !ok || r.OK || !strings.HasPrefix(r.ID, prefix) {
@@ -411,8 +425,9 @@ func (s *Service) messages(m link.Message, more <-chan link.Message) error {
 			rep.Replies = append(rep.Replies, r)
 		}
 	}
+	ev.Seen = ranges(seen)
 	for _, in := range []tournament.Input{ev, rep} {
-		if len(in.Events) == 0 && len(in.Replies) == 0 {
+		if len(in.Seen) == 0 && len(in.Replies) == 0 {
 			continue
 		}
 		if _, err := s.take(in); err != nil {
@@ -430,6 +445,24 @@ func (s *Service) messages(m link.Message, more <-chan link.Message) error {
 	s.stats.Messages += len(batch)
 	s.mu.Unlock()
 	return nil
+}
+
+// ranges writes each table's seqs as ranges of consecutive ones, tables
+// in order.
+func ranges(seen map[string][]int) []tournament.SeqRange {
+	var out []tournament.SeqRange
+	for _, table := range slices.Sorted(maps.Keys(seen)) {
+		seqs := slices.Sorted(slices.Values(seen[table]))
+		for i := 0; i < len(seqs); {
+			j := i
+			for j+1 < len(seqs) && seqs[j+1] == seqs[j]+1 {
+				j++
+			}
+			out = append(out, tournament.SeqRange{Table: table, From: seqs[i], To: seqs[j]})
+			i = j + 1
+		}
+	}
+	return out
 }
 
 // transient reports whether a refusal says "not now" rather than "never":
