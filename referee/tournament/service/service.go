@@ -259,6 +259,10 @@ func (s *Service) Run(ctx context.Context) error {
 	tick := time.NewTicker(s.cfg.Tick)
 	defer tick.Stop()
 	msgs := s.cfg.Link.Messages()
+	// A gap is skipped only once the service has been connected for the
+	// wait: an event missing before a restart is likely among those the
+	// broker kept meanwhile, not yet read.
+	connected := s.cfg.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -266,6 +270,7 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-s.cfg.Link.Connected():
 			// Every connection: the broker may have lost the retained
 			// topics, or the commands queued for an away table.
+			connected = s.cfg.Now()
 			s.dirty = true
 			s.publish(true)
 			s.send(s.t.Pending())
@@ -290,7 +295,12 @@ func (s *Service) Run(ctx context.Context) error {
 				}
 			}
 		case <-tick.C:
-			for _, in := range append(s.t.Gaps(s.cfg.Now(), s.cfg.GapWait), s.t.Overdue(s.cfg.Now())...) {
+			now := s.cfg.Now()
+			var due []tournament.Input
+			if now.Sub(connected) >= s.cfg.GapWait {
+				due = s.t.Gaps(now, s.cfg.GapWait)
+			}
+			for _, in := range append(due, s.t.Overdue(now)...) {
 				if _, err := s.take(in); err != nil {
 					if tournament.AsRefusal(err) == nil {
 						return err

@@ -62,7 +62,7 @@ func (f *fakeLink) sentTo() []string {
 // start runs a service on the journal at dir with link l.
 func start(t *testing.T, dir string, l *fakeLink) (*Service, func()) {
 	t.Helper()
-	s, err := New(Config{Name: "cup", Journal: filepath.Join(dir, "cup.tournament"), NoSync: true, Link: l,
+	s, err := New(Config{Name: "cup", Journal: filepath.Join(dir, "cup.tournament"), NoSync: true, Link: l, GapWait: 300 * time.Millisecond,
 		NewSeed: func() int64 { return 5 }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Tick: 20 * time.Millisecond, ResendAfter: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -269,4 +269,32 @@ func TestTheStateIsPublishedRetained(t *testing.T) {
 		defer l.mu.Unlock()
 		return strings.Contains(string(l.published[state]), `"format":"swiss"`) && len(l.published[standings]) > 0
 	})
+}
+
+// TestAnEventThatNeverComesIsSkipped: a table's events wait for one that
+// has not come, then, after the wait, are taken on without it; the
+// journal and the page say so.
+func TestAnEventThatNeverComesIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	l := newFakeLink()
+	s, stop := start(t, dir, l)
+	defer stop()
+	must(t, s, setup)
+	must(t, s, register)
+	must(t, s, `{"type":"start_round"}`)
+	seats := seatsOf(t, s, "t1")
+	dice, _ := json.Marshal(map[string]int{seats[0]: 5, seats[1]: 5, seats[2]: 5})
+	l.msgs <- ev("t1", "hand_started", 1, `,"game":1,"hand":1,"dice":`+string(dice))
+	// seq 2 (a revealed event) is lost; 3 came.
+	l.msgs <- ev("t1", "resolved", 3, `,"call":"challenge","dice":{"`+seats[2]+`":-5},"out":["`+seats[2]+`"]`)
+	waitUntil(t, "seq 3 taken after the wait", func() bool { return strings.Contains(string(s.Snapshot().View), "never came") })
+	var v tournament.View
+	_ = json.Unmarshal(s.Snapshot().View, &v)
+	if g := v.Round.Games[0]; len(g.Out) != 1 || g.Out[0] != seats[2] {
+		t.Errorf("got %+v; want %s out once the lost event is skipped", g, seats[2])
+	}
+	lines, _ := journal.ReadRecord(filepath.Join(dir, "cup.tournament"))
+	if !strings.Contains(string(joinLines(lines)), `"type":"skip_gap","at":`) {
+		t.Errorf("the skip is not in the journal:\n%s", joinLines(lines))
+	}
 }
