@@ -48,6 +48,10 @@ func Record(t testing.TB, url, clientID, prefix, topic string) *Recorder {
 	opts := paho.NewClientOptions().AddBroker(url).SetClientID(clientID).
 		SetCleanSession(false).SetAutoReconnect(true).SetConnectRetry(true).
 		SetConnectRetryInterval(200 * time.Millisecond).SetMaxReconnectInterval(time.Second).
+		// A busy test machine answers pings late: a dropped connection
+		// is a reconnection of a persistent session, which is what a
+		// benchmark should do only when it means to.
+		SetKeepAlive(60 * time.Second).SetPingTimeout(60 * time.Second).
 		SetOrderMatters(true).
 		SetOnConnectHandler(func(c paho.Client) { c.Subscribe(topic, 1, nil) })
 	opts.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) { r.take(m.Topic(), m.Payload()) })

@@ -88,9 +88,20 @@ type Link struct {
 	msgs      chan Message
 	connected chan struct{}
 	status    string
+	wake      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
 
 	mu      sync.Mutex
 	pending int // publishes not yet acknowledged by the broker
+	// retained holds each retained topic's latest payload not yet
+	// acknowledged, and sending the topics being published: only the
+	// latest goes, once the one before is acknowledged, and only while
+	// connected, so that a large state published every second never
+	// piles up while the broker is away (paho would keep and resend
+	// every one of them at the reconnection).
+	retained map[string][]byte
+	sending  map[string]bool
 }
 
 // Dial connects to the broker (in the background: it keeps trying while
@@ -113,7 +124,8 @@ func Dial(o Options) (*Link, error) {
 	}
 	_, _, status := Topics(o.Prefix, o.Name)
 	l := &Link{o: o, log: o.Logger.With("component", "link", "broker", o.Broker), msgs: make(chan Message, o.Queue),
-		connected: make(chan struct{}, 1), status: status}
+		connected: make(chan struct{}, 1), status: status, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		retained: map[string][]byte{}, sending: map[string]bool{}}
 	po := paho.NewClientOptions().
 		AddBroker(o.Broker).
 		SetClientID(ClientID(o.Name)).
@@ -125,7 +137,12 @@ func Dial(o Options) (*Link, error) {
 		SetConnectRetryInterval(500*time.Millisecond).
 		SetMaxReconnectInterval(2*time.Second).
 		SetConnectTimeout(5*time.Second).
-		SetKeepAlive(10*time.Second).
+		// A busy venue's broker (or this machine) may answer a ping late:
+		// a connection dropped for it is resent everything in flight.
+		SetKeepAlive(30*time.Second).
+		SetPingTimeout(30*time.Second).
+		// What is resent at a reconnection goes a little at a time.
+		SetMaxResumePubInFlight(100).
 		// A table's events in order; the handler only queues.
 		SetOrderMatters(true).
 		// Acknowledged once journaled (Message.Ack), not when handed over.
@@ -149,6 +166,7 @@ func Dial(o Options) (*Link, error) {
 	}
 	l.cli = paho.NewClient(po)
 	l.cli.Connect()
+	go l.keep()
 	return l, nil
 }
 
@@ -164,6 +182,7 @@ func (l *Link) onConnect(c paho.Client) {
 	case l.connected <- struct{}{}:
 	default:
 	}
+	l.nudge()
 }
 
 // take queues a message for the service. It blocks while the queue is
@@ -191,9 +210,62 @@ func (l *Link) Send(table string, line []byte) {
 	l.publish(l.o.Prefix+"/"+table+"/cmd", line, false)
 }
 
-// Publish keeps payload on topic (QoS 1, retained). It does not wait.
+// Publish keeps payload on topic (QoS 1, retained). It does not wait:
+// the latest payload of each topic goes once the one before it is
+// acknowledged, while connected; one superseded before it went never
+// goes.
 func (l *Link) Publish(topic string, payload []byte) {
-	l.publish(topic, payload, true)
+	l.mu.Lock()
+	l.retained[topic] = payload
+	l.mu.Unlock()
+	l.nudge()
+}
+
+func (l *Link) nudge() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// keep sends the retained topics' latest payloads.
+func (l *Link) keep() {
+	defer close(l.done)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.wake:
+		case <-tick.C:
+		}
+		if !l.cli.IsConnectionOpen() {
+			continue
+		}
+		l.mu.Lock()
+		for topic, payload := range l.retained {
+			if l.sending[topic] {
+				continue
+			}
+			l.sending[topic] = true
+			tok := l.cli.Publish(topic, 1, true, payload)
+			go func() {
+				ok := tok.WaitTimeout(time.Minute) && tok.Error() == nil
+				l.mu.Lock()
+				delete(l.sending, topic)
+				if ok && string(l.retained[topic]) == string(payload) {
+					delete(l.retained, topic)
+				}
+				l.mu.Unlock()
+				if !ok {
+					l.log.Warn("link: a retained publish was not acknowledged; it goes again", "topic", topic, "err", tok.Error())
+				}
+				l.nudge()
+			}()
+		}
+		l.mu.Unlock()
+	}
 }
 
 func (l *Link) publish(topic string, payload []byte, retained bool) {
@@ -222,6 +294,8 @@ func (l *Link) Pending() int {
 // Close says offline and disconnects, waiting up to wait for publishes in
 // flight.
 func (l *Link) Close(wait time.Duration) {
+	close(l.stop)
+	<-l.done
 	if l.cli.IsConnected() {
 		tok := l.cli.Publish(l.status, 1, true, []byte("offline"))
 		tok.WaitTimeout(wait)

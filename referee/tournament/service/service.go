@@ -70,6 +70,9 @@ type Config struct {
 	// ResendAfter is the wait before a new_game a table answered busy is
 	// sent again (2 s).
 	ResendAfter time.Duration
+	// ResendWait is the least time between two sendings of the waiting
+	// games' commands at reconnections (1 min).
+	ResendWait time.Duration
 	// GapWait is how long a table's events wait for an earlier one that
 	// has not come before they are taken on without it (2 min): a broker
 	// that reorders delivers it within seconds; one that lost it never
@@ -155,6 +158,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.ResendAfter <= 0 {
 		cfg.ResendAfter = 2 * time.Second
+	}
+	if cfg.ResendWait <= 0 {
+		cfg.ResendWait = time.Minute
 	}
 	if cfg.GapWait <= 0 {
 		cfg.GapWait = 2 * time.Minute
@@ -263,17 +269,24 @@ func (s *Service) Run(ctx context.Context) error {
 	// wait: an event missing before a restart is likely among those the
 	// broker kept meanwhile, not yet read.
 	connected := s.cfg.Now()
+	var resent time.Time // when waiting games' commands last went again
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-s.cfg.Link.Connected():
 			// Every connection: the broker may have lost the retained
-			// topics, or the commands queued for an away table.
+			// topics, or the commands queued for an away table. Commands
+			// go again at the first connection (what a restart knows of
+			// nothing sent) and then at most every ResendWait: paho
+			// resends what the broker had not acknowledged itself.
 			connected = s.cfg.Now()
 			s.dirty = true
 			s.publish(true)
-			s.send(s.t.Pending())
+			if resent.IsZero() || connected.Sub(resent) >= s.cfg.ResendWait {
+				s.send(s.t.Pending())
+				resent = connected
+			}
 		case r := <-s.requests:
 			if r.export != nil {
 				r.export <- s.t.Export()
