@@ -125,9 +125,24 @@ test-deps: deps
 gocv_hint = @if $(GO) build $(GOTAGS) -n ./cmd/liarsd 2>&1 | grep -q '^\# gocv.io/x/gocv$$'; then \
 	echo "make: the first build compiles gocv's OpenCV bindings: several minutes (8 or more on a Raspberry Pi) with no output; later builds take seconds"; fi
 
-build: deps
+# build links bin/liarsd only when something it is built from changed:
+# its Go files, go.mod and go.sum, the files it embeds (the pages, the
+# reader's networks, the solved games), or its VERSION (a new tag, a tree
+# that became dirty). Go's own cache would compile nothing, but the build
+# date in the link flags made every make build link again (5 s).
+BUILD_INPUTS := $(shell git ls-files --cached --others --exclude-standard -- '*.go' go.mod go.sum \
+	'referee/scoreboard/assets/*' 'vision/model/*' 'engine/computer/*.gz' 2>/dev/null)
+build: deps $(BIN)
+
+$(BIN): $(BUILD_INPUTS) bin/.version
 	$(gocv_hint)
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
+
+# bin/.version holds the VERSION the binary was built with, and changes
+# only with it.
+.PHONY: FORCE
+bin/.version: FORCE
+	@mkdir -p bin; echo '$(VERSION) $(TAGS)' | cmp -s - $@ || echo '$(VERSION) $(TAGS)' > $@
 
 vet: deps
 	$(GO) vet $(GOTAGS) ./...
@@ -137,6 +152,8 @@ test: test-deps
 	$(GO) vet $(GOTAGS) ./...
 	$(GO) test $(GOTAGS) -timeout $(TESTTIMEOUT) ./...
 	# vision: no OpenCV Mat outlives 1,000 reads (gocv counts them with matprofile).
+	@if $(GO) test -tags '$(call tagsep,$(ALLTAGS) matprofile)' -n -run Leak ./vision/... 2>&1 | grep -q '^\# gocv.io/x/gocv$$'; then \
+		echo "make: the matprofile tag builds gocv's bindings once more, with a count of OpenCV Mats: about 2.5 minutes with no output, the first time only (Go's build cache keeps it)"; fi
 	$(GO) test -tags '$(call tagsep,$(ALLTAGS) matprofile)' -run Leak ./vision/...
 		# The arm64 build under qemu, and the package installed in a clean root:
 	# each only where its tools are here already (docs/install.md).
@@ -151,11 +168,16 @@ test: test-deps
 # Mosquitto killed -9 now and then; then every event received is compared
 # with liarsd adjudicate of the journal. It prints, for each broker: events,
 # kills, lost, duplicated (identical), reordered, differing; it fails on any
-# lost, reordered or differing. Minutes; make test runs a short version
+# lost, reordered or differing. The commands go through clients that never
+# send one again (as mosquitto_pub -q 1), and every command a broker
+# acknowledged must be in the journal once: it prints commands,
+# acknowledged, acknowledged but not journaled. SOAK_STOPS=kill9 makes every
+# stop a kill -9 of the daemon. Minutes; make test runs a short version
 # (TestSoak, 3 kills per broker).
 SOAK_KILLS ?= 25
+SOAK_STOPS ?= mixed
 soak: build test-deps
-	cd referee/daemon && LIARSD_SOAK_KILLS=$(SOAK_KILLS) LIARSD_SOAK_BIN=$(abspath $(BIN)) \
+	cd referee/daemon && LIARSD_SOAK_KILLS=$(SOAK_KILLS) LIARSD_SOAK_STOPS=$(SOAK_STOPS) LIARSD_SOAK_BIN=$(abspath $(BIN)) \
 		$(GO) test $(GOTAGS) -count=1 -timeout 60m -run '^TestSoak$$' -v .
 
 # bench-venue measures an event of many tables (docs/venue.md): a Swiss
@@ -202,31 +224,42 @@ bench: deps
 	# (plain, marbled, glossy, saved as small JPEGs, cocked; each with and
 	# without the star-dice hint), and one core's speed on a 1280x720 table
 	# (taskset keeps OpenCV's threads on that core too).
-	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 	GOMAXPROCS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -marbled 200 -glossy 200 -jpeg 200 -cocked 200 -varied 100 -speed 100
 
 # train retrains the dice reader's networks (vision/model/finder.onnx,
-# faces.onnx) with PyTorch from the photographs' train/ split and synthetic
-# tables rendered by vision/synth, then chooses the decision bars on the
-# photographs the recipe held out (reader.json). PyTorch, ONNX and OpenCV's
-# Python bindings come from Debian (apt: PyPI is not needed). About 35
-# minutes on two cores (docs/vision.md); CUDA is used when torch sees a GPU.
-# TRAIN_FLAGS='...' trains otherwise (python3 vision/recipe/train.py -h).
+# faces.onnx) with PyTorch from the photographs' train/ split, the Rune55
+# photographs and synthetic tables rendered by vision/synth, then chooses
+# the decision's bars on the photographs and tables the recipe held out
+# (reader.json). PyTorch, ONNX and OpenCV's Python bindings come from
+# Debian (apt: PyPI is not needed). Hours on two cores (docs/vision.md,
+# Training); CUDA is used when torch sees a GPU. The run keeps checkpoints
+# and its learning curves in TRAIN_WORK: stopped, `make train` goes on
+# where it was (TRAIN_FLAGS=--fresh starts over). TRAIN_FLAGS='...' trains
+# otherwise (python3 vision/recipe/train.py -h).
 PYTHON       ?= /usr/bin/python3
 TRAIN_PKGS   := python3-torch python3-onnx python3-opencv python3-numpy
 SYNTH_DIR    ?= build/synth
-SYNTH_SCENES ?= 2500
+SYNTH_SCENES ?= 4000
+SYNTH_HELD   ?= build/synth-held
+TRAIN_WORK   ?= build/train
+RUNE55       ?= ../shared/data/dice-photos-rune55
 TRAIN_FLAGS  ?=
+TRAIN_ARGS   := --photos ../shared/data/dice-photos $(if $(wildcard $(RUNE55)/labels.csv),--rune55 $(RUNE55) --rune-share 0.2,) \
+	--synth $(SYNTH_DIR) --synth-held $(SYNTH_HELD) --work $(TRAIN_WORK) --out vision/model \
+	--finder-steps 12000 --face-steps 24000 --face-widths 24,48,96,144 --photo-share 0.3 --mine-at 3000 --threads 2
 train-deps:
 	$(call install_missing,$(TRAIN_PKGS))
 
 train: build train-deps
 	@if [ ! -f $(SYNTH_DIR)/labels.csv ] || [ "$$(ls $(SYNTH_DIR)/images | wc -l)" != "$(SYNTH_SCENES)" ]; then \
 		rm -rf $(SYNTH_DIR) && ./$(BIN) synth -varied -o $(SYNTH_DIR) -n $(SYNTH_SCENES) -seed 1000000; fi
-	$(PYTHON) vision/recipe/train.py --photos ../shared/data/dice-photos --synth $(SYNTH_DIR) --out vision/model $(TRAIN_FLAGS)
-	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	@if [ ! -f $(SYNTH_HELD)/labels.csv ] || [ "$$(ls $(SYNTH_HELD)/images | wc -l)" != "100" ]; then \
+		rm -rf $(SYNTH_HELD) && ./$(BIN) synth -varied -o $(SYNTH_HELD) -n 100 -seed 900000; fi
+	$(PYTHON) vision/recipe/train.py $(TRAIN_ARGS) $(TRAIN_FLAGS)
+	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 	./$(BIN) readtrain -models vision/model -o vision/model/reader.json
-	$(GO) build $(GOTAGS) -o $(BIN) ./cmd/liarsd
+	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 
 # train-house fine-tunes the face network on a table's own examples
 # (camera.learn keeps them under STATE_DIR/examples) from the shipped

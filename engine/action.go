@@ -86,10 +86,13 @@ type Options struct {
 	Games      *int
 	Purse      *int
 	Ante       *int
+	// Calza and Palifico turn perudo's calza and palifico hands on or off.
+	Calza    *bool
+	Palifico *bool
 }
 
 // OptionNames lists every option the referee knows, in RULINGS.md's order.
-var OptionNames = []string{"dice", "sides", "wild", "die_hard", "show_reroll", "games", "purse", "ante"}
+var OptionNames = []string{"dice", "sides", "wild", "die_hard", "show_reroll", "games", "purse", "ante", "calza", "palifico"}
 
 // given reports the names of the options that were given.
 func (o Options) given() []string {
@@ -120,6 +123,10 @@ func (o Options) isSet(name string) bool {
 		return o.Purse != nil
 	case "ante":
 		return o.Ante != nil
+	case "calza":
+		return o.Calza != nil
+	case "palifico":
+		return o.Palifico != nil
 	}
 	return false
 }

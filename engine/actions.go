@@ -2,8 +2,24 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 )
+
+// given is a number a record line gave, for a message: record.Decode holds
+// one beyond 32 bits at the nearest 32-bit bound (1e308 as 2147483647), so
+// a bound is said to be too large, or too small, rather than shown as the
+// number the line never held.
+func given(v int) string {
+	switch {
+	case v >= math.MaxInt32:
+		return "a number too large"
+	case v <= math.MinInt32:
+		return "a number too small"
+	}
+	return strconv.Itoa(v)
+}
 
 // apply checks one action against the game and, when it is accepted,
 // carries it out. The checks follow RECORD.md's order of reasons, and
@@ -92,13 +108,16 @@ func (g *game) doBid(a Action) *Rejection {
 		return r
 	}
 	if inPlay := g.diceInPlay(); a.Quantity < 1 || a.Quantity > inPlay {
-		return reject(BadBid, "the quantity must be 1 to %d (the dice in play), not %d", inPlay, a.Quantity)
+		return reject(BadBid, "the quantity must be 1 to %d (the dice in play), not %s", inPlay, given(a.Quantity))
 	}
 	if a.Face < 1 || a.Face > g.s.sides {
-		return reject(BadBid, "the face must be 1 to %d, not %d", g.s.sides, a.Face)
+		return reject(BadBid, "the face must be 1 to %d, not %s", g.s.sides, given(a.Face))
+	}
+	if g.bid == nil && !g.p.Opens(g.palifico, a.Face) {
+		return reject(BadBid, "the first bid of a hand may not be on ones (they are wild), except in a palifico hand")
 	}
 	if g.bid != nil && !g.raises(a.Quantity, a.Face) {
-		return reject(BidNotHigher, "%s does not raise %s", g.bidName(a.Quantity, a.Face), g.bidName(g.bid.quantity, g.bid.face))
+		return reject(BidNotHigher, "%s does not raise %s%s", g.bidName(a.Quantity, a.Face), g.bidName(g.bid.quantity, g.bid.face), g.raiseHint(a.Face))
 	}
 	stake := 0
 	if g.p.Stakes {
@@ -158,6 +177,10 @@ func (g *game) doCall(a Action, kind string) *Rejection {
 	switch {
 	case kind == ActSpotOn && g.p.SpotOn == SpotOnNone:
 		return reject(NotAllowed, "%s has no spot-on", g.p.Name)
+	case kind == ActSpotOn && !g.s.spotOn:
+		return reject(NotAllowed, "calza is off at this table (option calza)")
+	case kind == ActSpotOn && g.count(g.inGame) < g.p.SpotOnSeats:
+		return reject(NotNow, "calza is refused while only %d seats are left in the game; the bid stands", g.count(g.inGame))
 	case kind == ActAllIn && !g.p.Stakes:
 		return reject(NotAllowed, "%s has no all-in: chips are not played", g.p.Name)
 	case kind == ActAllIn && g.phase == PhaseBidding && g.seats[i].chips >= g.stake && g.seats[i].chips > 0:
@@ -230,7 +253,7 @@ func (g *game) doFold(a Action) *Rejection {
 	}
 	g.settlePot(res, taker)
 	g.emit(res)
-	g.endHand(&resolution{call: "fold", caller: -1, bidder: -1, loser: i, winner: taker})
+	g.endHand(&resolution{call: "fold", caller: -1, bidder: -1, loser: i, winner: taker, palifico: -1})
 	return nil
 }
 
@@ -282,7 +305,7 @@ func checkShown(a Action) *Rejection {
 	}
 	for _, f := range a.Shown {
 		if f < 1 || f > starSides {
-			return reject(BadInput, "a shown face must be 1 to %d, not %d", starSides, f)
+			return reject(BadInput, "a shown face must be 1 to %d, not %s", starSides, given(f))
 		}
 	}
 	return nil
@@ -527,6 +550,8 @@ func (g *game) doLeave(a Action) *Rejection {
 			g.startHand(g.tied[0])
 		}
 	case wasOpener:
+		// A palifico hand is its opener's: without it, the hand is plain.
+		g.palifico = false
 		o := g.openerFor(g.last)
 		if o < 0 {
 			g.beginGame() // the first opener was to be rolled for
@@ -537,11 +562,33 @@ func (g *game) doLeave(a Action) *Rejection {
 	return nil
 }
 
-// bidName names a bid for people: "two 3s", "four stars".
+// raiseHint says, after a bid on face f that does not raise the standing
+// bid, what the least raise would be where the preset's arithmetic is not
+// plain: a palifico hand's locked face, perudo's bids to and from ones.
+func (g *game) raiseHint(f int) string {
+	b := g.bid
+	switch {
+	case g.palifico:
+		if f != b.face {
+			return fmt.Sprintf(": in a palifico hand the face stays %s and only the quantity rises", g.bidName(2, b.face)[len("two "):])
+		}
+	case !g.p.WildOnes || g.wildFace() != 1:
+	case f == 1 && b.face != 1:
+		return fmt.Sprintf(": after %s a bid on ones needs at least %d (half, rounded up)", g.bidName(b.quantity, b.face), (b.quantity+1)/2)
+	case f != 1 && b.face == 1:
+		return fmt.Sprintf(": after %s a bid on another face needs at least %d (twice, plus one)", g.bidName(b.quantity, b.face), 2*b.quantity+1)
+	}
+	return ""
+}
+
+// bidName names a bid for people: "two 3s", "four stars", "three ones".
 func (g *game) bidName(q, f int) string {
 	face := fmt.Sprintf("%ds", f)
-	if g.p.StarDie && f == 1 {
+	switch {
+	case g.p.StarDie && f == 1:
 		face = "stars"
+	case g.p.WildOnes && f == 1:
+		face = "ones"
 	}
 	if q == 1 {
 		face = face[:len(face)-1]

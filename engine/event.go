@@ -44,6 +44,9 @@ type HandStarted struct {
 	Hand   int            `json:"hand"`
 	Opener string         `json:"opener"`
 	Dice   map[string]int `json:"dice"`
+	// Palifico says whether the hand is a palifico hand (perudo: no wilds,
+	// the face locked after the first bid); nil in presets without one.
+	Palifico *bool `json:"palifico,omitempty"`
 }
 
 // Folded reports a tavern fold: the die it cost and whether the seat is out.

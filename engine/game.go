@@ -30,6 +30,9 @@ type seat struct {
 	chips    int
 	wins     int
 	shown    []int // star-board: dice set out face up in this hand
+	// palificoDone: the seat has been brought down to one die in this game
+	// (perudo), so it has had or missed its one palifico hand.
+	palificoDone bool
 
 	computer   bool
 	hidden     []int // a computer seat's dice in this hand: never published
@@ -49,6 +52,7 @@ type resolution struct {
 	loser       int // the seat the call went against; -1 for none
 	winner      int // the seat the call went for; -1 for none
 	rightSpotOn bool
+	palifico    int // the seat that opens a palifico hand next; -1 for none
 }
 
 // game is one game (in endurance, one match) of one preset.
@@ -70,6 +74,7 @@ type game struct {
 
 	bid      *bid
 	bids     []bid // every bid of this hand, oldest first
+	palifico bool  // this hand is a palifico hand (perudo)
 	acted    bool  // an action was taken in this hand
 	showOpen bool  // the last bidder may still show dice
 	callKind string
@@ -342,6 +347,14 @@ func (g *game) openerFor(r *resolution) int {
 			return g.prevFrom(r.caller, g.inGame)
 		}
 		return g.seatOrNext(r.loser, g.inGame)
+	case OpenLoserOrSpotter:
+		if r.palifico >= 0 && g.inGame(r.palifico) {
+			return r.palifico
+		}
+		if r.rightSpotOn {
+			return g.seatOrNext(r.caller, g.inGame)
+		}
+		return g.seatOrNext(r.loser, g.inGame)
 	}
 	return g.nextFrom(0, g.inGame)
 }
@@ -393,6 +406,9 @@ func (g *game) fewest() int {
 // startHand starts the next hand with the given opener.
 func (g *game) startHand(opener int) {
 	g.hand++
+	// A palifico hand follows the resolution that brought its opener down
+	// to one die; every other hand, a game's first included, is not one.
+	g.palifico = g.p.Palifico && g.s.palifico && g.last != nil && g.last.palifico >= 0 && g.last.palifico == opener
 	g.phase = PhaseBidding
 	g.bid = nil
 	g.bids = nil
@@ -425,8 +441,13 @@ func (g *game) announceHand(opener int) {
 			dice[st.name] = st.dice
 		}
 	}
-	g.emit(&HandStarted{Header: Header{Type: EvHandStarted}, Game: g.number, Hand: g.hand,
-		Opener: g.seats[opener].name, Dice: dice})
+	hs := &HandStarted{Header: Header{Type: EvHandStarted}, Game: g.number, Hand: g.hand,
+		Opener: g.seats[opener].name, Dice: dice}
+	if g.p.Palifico {
+		palifico := g.palifico
+		hs.Palifico = &palifico
+	}
+	g.emit(hs)
 }
 
 // passTurn gives the turn to the next seat in the hand.
@@ -434,7 +455,7 @@ func (g *game) passTurn() { g.turn = g.nextFrom(g.turn, g.inHand) }
 
 // raises reports whether (q, f) raises the standing bid.
 func (g *game) raises(q, f int) bool {
-	return g.p.Raise.Raises(g.bid.quantity, g.bid.face, q, f)
+	return g.p.RaisesIn(g.palifico, g.bid.quantity, g.bid.face, q, f)
 }
 
 // Raises reports whether a bid of quantity q on face f raises the bid
@@ -453,6 +474,8 @@ func (r RaiseRule) Raises(fromQ, fromF, q, f int) bool {
 			return to > from
 		}
 		return f != 1 && f > fromF
+	case RaiseSameFace:
+		return f == fromF && q > fromQ
 	}
 	return false
 }
@@ -467,9 +490,10 @@ func TrackSpace(q, f int) int {
 	return q - 1 + (q-1)/2
 }
 
-// wildFace is the face that counts for any other, or 0 when none does.
+// wildFace is the face that counts for any other in this hand, or 0 when
+// none does (none in perudo's palifico hand).
 func (g *game) wildFace() int {
-	if g.s.wild {
+	if g.s.wild && !g.palifico {
 		return 1
 	}
 	return 0

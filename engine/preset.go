@@ -16,8 +16,14 @@ const (
 	// with a higher quantity; the face never goes down (classic).
 	RaiseFaceOrQuantity
 	// RaiseTrack: a later space of the star-board bidding track, or a higher
-	// face on the same number space.
+	// face on the same number space. Perudo's raises are this track with
+	// the ones as the star: q ones stand right after 2q of any face, so a
+	// bid on ones needs at least half the quantity (rounded up) and a bid
+	// off ones at least twice the quantity plus one.
 	RaiseTrack
+	// RaiseSameFace: the same face with a higher quantity; the face never
+	// changes (perudo's palifico hand).
+	RaiseSameFace
 )
 
 // LossRule says what a lost challenge costs.
@@ -77,6 +83,10 @@ const (
 	// right spot-on, the nearest seat counter-clockwise from the caller
 	// (classic).
 	OpenLoserElseNext
+	// OpenLoserOrSpotter: the seat that lost a die, or after a right
+	// spot-on the caller; if that seat is out, the next seat clockwise from
+	// it with dice (perudo).
+	OpenLoserOrSpotter
 )
 
 // Preset is one named way of playing. Presets are data over one set of
@@ -93,10 +103,25 @@ type Preset struct {
 	MaxDice int
 	// StarDie: six-sided dice whose face 1 is the star, always wild.
 	StarDie bool
-	Raise   RaiseRule
-	Loss    LossRule
-	SpotOn  SpotOnRule
-	Opener  OpenerRule
+	// WildOnes: ones are wild, always (perudo); the wild option is not
+	// taken.
+	WildOnes bool
+	// NoWildOpening: a hand's first bid may not be on the wild face while
+	// it is wild (perudo, outside a palifico hand).
+	NoWildOpening bool
+	// SpotOnSeats: a spot-on is refused while fewer seats than this are
+	// left in the game (perudo's calza: 3); 0 for no such limit.
+	SpotOnSeats int
+	// Palifico: a seat brought down to one die for the first time in the
+	// game, with three or more seats still in it, opens a palifico hand:
+	// no wilds, any first bid, raises by PalificoRaise (perudo; the
+	// palifico option turns it off).
+	Palifico      bool
+	PalificoRaise RaiseRule
+	Raise         RaiseRule
+	Loss          LossRule
+	SpotOn        SpotOnRule
+	Opener        OpenerRule
 	// Stakes: tavern's purse, stakes, pot, fold and all-in.
 	Stakes bool
 	// Ante: every seat antes into the game pot; the winner takes it.
@@ -115,7 +140,7 @@ type Preset struct {
 // starSides is the star die's number of faces: the star (1) and 2 to 6.
 const starSides = 6
 
-// Presets are the six rule sets of RULINGS.md, by name.
+// Presets are the seven rule sets of RULINGS.md, by name.
 var Presets = map[string]*Preset{
 	"endurance": {
 		Name: "endurance", MinSeats: 3, MaxSeats: 6, Dice: 5, Sides: 6,
@@ -147,6 +172,12 @@ var Presets = map[string]*Preset{
 		Raise: RaiseFaceOrQuantity, Loss: LoseOne, SpotOn: SpotOnOthersLose, Opener: OpenLoserElseNext,
 		Ante: true, BluffCheck: true, Takes: []string{"dice", "sides", "wild", "ante"},
 	},
+	"perudo": {
+		Name: "perudo", MinSeats: 2, MaxSeats: 6, Dice: 5, Sides: 6, WildOnes: true, NoWildOpening: true,
+		Raise: RaiseTrack, Loss: LoseOne, SpotOn: SpotOnGainsBack, SpotOnSeats: 3, Opener: OpenLoserOrSpotter,
+		Palifico: true, PalificoRaise: RaiseSameFace,
+		Takes: []string{"dice", "calza", "palifico"},
+	},
 }
 
 // PresetNames returns the presets' names, sorted.
@@ -157,6 +188,23 @@ func PresetNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Opens reports whether a hand's first bid may be on face f: in perudo
+// not on the wild ones, except in a palifico hand. It does not check f
+// against the sides.
+func (p *Preset) Opens(palifico bool, f int) bool {
+	return !(p.NoWildOpening && !palifico && f == 1)
+}
+
+// RaisesIn reports whether a bid of q on face f raises the bid (fromQ,
+// fromF) in a hand of the preset: by its raise rule, or in a palifico hand
+// by PalificoRaise.
+func (p *Preset) RaisesIn(palifico bool, fromQ, fromF, q, f int) bool {
+	if palifico && p.Palifico {
+		return p.PalificoRaise.Raises(fromQ, fromF, q, f)
+	}
+	return p.Raise.Raises(fromQ, fromF, q, f)
 }
 
 func (p *Preset) takes(option string) bool {
@@ -177,6 +225,8 @@ type settings struct {
 	games       int
 	purse       int
 	ante        int
+	spotOn      bool // the preset's spot-on is played (perudo's calza option)
+	palifico    bool // the preset's palifico hands are played
 }
 
 // Limits on option values; beyond them a table is not a table.
@@ -194,11 +244,12 @@ func (p *Preset) settle(o Options) (settings, *Rejection) {
 			return settings{}, reject(BadInput, "%s does not take the option %q", p.Name, n)
 		}
 	}
-	s := settings{dice: p.Dice, sides: p.Sides, showReroll: true, games: 5, purse: 50, ante: 1}
+	s := settings{dice: p.Dice, sides: p.Sides, showReroll: true, games: 5, purse: 50, ante: 1,
+		spotOn: p.SpotOn != SpotOnNone, palifico: p.Palifico}
 	if p.FixedDice > 0 {
 		s.dice = p.FixedDice
 	}
-	if p.StarDie {
+	if p.StarDie || p.WildOnes {
 		s.wild = true
 	}
 	if o.Dice != nil {
@@ -224,6 +275,12 @@ func (p *Preset) settle(o Options) (settings, *Rejection) {
 	}
 	if o.Ante != nil {
 		s.ante = *o.Ante
+	}
+	if o.Calza != nil {
+		s.spotOn = *o.Calza
+	}
+	if o.Palifico != nil {
+		s.palifico = *o.Palifico
 	}
 	return s, nil
 }

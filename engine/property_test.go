@@ -164,6 +164,17 @@ func randomGame(rng *rand.Rand, preset string) engine.Action {
 	case "star-board":
 		dh := rng.IntN(2) == 0
 		a.Options.DieHard = &dh
+	case "perudo":
+		// Mostly both on (the default), so that palifico hands and calzas
+		// are played; now and then either off.
+		if rng.IntN(4) == 0 {
+			calza := rng.IntN(2) == 0
+			a.Options.Calza = &calza
+		}
+		if rng.IntN(4) == 0 {
+			palifico := rng.IntN(2) == 0
+			a.Options.Palifico = &palifico
+		}
 	}
 	if rng.IntN(2) == 0 {
 		a.Computer = map[string]engine.ComputerSeat{}
@@ -173,7 +184,7 @@ func randomGame(rng *rand.Rand, preset string) engine.Action {
 			}
 		}
 	}
-	if !p.StarDie && rng.IntN(3) == 0 {
+	if !p.StarDie && !p.WildOnes && rng.IntN(3) == 0 {
 		w := "ones"
 		a.Options.Wild = &w
 	}

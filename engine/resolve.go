@@ -6,7 +6,7 @@ import "slices"
 func (g *game) resolve(dice map[int][]int) {
 	b := g.bid
 	count := g.countBid(dice, b.face)
-	r := &resolution{call: g.callKind, caller: g.caller, bidder: b.seat, loser: -1, winner: -1}
+	r := &resolution{call: g.callKind, caller: g.caller, bidder: b.seat, loser: -1, winner: -1, palifico: -1}
 	change := make(map[int]int)
 	var roundOut []int
 
@@ -102,6 +102,18 @@ func (g *game) resolve(dice map[int][]int) {
 			st.out = true
 			res.Out = append(res.Out, st.name)
 		}
+		if d < 0 && st.dice == 1 && !st.palificoDone {
+			// Brought down to one die for the first time in the game: its
+			// one palifico hand, or none if fewer than three seats are left
+			// (checked below, once every change is made).
+			st.palificoDone = true
+			if g.p.Palifico && g.s.palifico {
+				r.palifico = i
+			}
+		}
+	}
+	if r.palifico >= 0 && g.count(g.inGame) < 3 {
+		r.palifico = -1
 	}
 	for _, i := range roundOut {
 		g.seats[i].roundOut = true

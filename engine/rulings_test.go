@@ -106,6 +106,7 @@ func TestOptionsByPreset(t *testing.T) {
 		"dice": {Dice: &two}, "sides": {Sides: &six}, "wild": {Wild: &ones},
 		"die_hard": {DieHard: &yes}, "show_reroll": {ShowReroll: &no},
 		"games": {Games: &two}, "purse": {Purse: &ten}, "ante": {Ante: &two},
+		"calza": {Calza: &no}, "palifico": {Palifico: &no},
 	}
 	takes := map[string]string{
 		"endurance":   "dice sides wild games",
@@ -114,6 +115,7 @@ func TestOptionsByPreset(t *testing.T) {
 		"common-hand": "dice sides wild",
 		"kids":        "sides wild",
 		"classic":     "dice sides wild ante",
+		"perudo":      "dice calza palifico",
 	}
 	for preset, list := range takes {
 		for _, name := range engine.OptionNames {
@@ -143,6 +145,7 @@ func TestSeatsAndDice(t *testing.T) {
 		{"common-hand", 2, 20, 5, 6},
 		{"kids", 2, 20, 1, 6},
 		{"classic", 2, 5, 5, 6},
+		{"perudo", 2, 6, 5, 6},
 	}
 	seats := func(n int) []string {
 		s := make([]string, n)

@@ -21,10 +21,18 @@ type Snapshot struct {
 	Pot        *int `json:"pot,omitempty"`
 	RunningPot *int `json:"running_pot,omitempty"`
 	// Sides is the number of faces of the dice; StarDie says face 1 is the
-	// star.
+	// star. Wild says ones (the star) count for other faces in this hand:
+	// not in perudo's palifico hand.
 	Sides   int  `json:"sides"`
 	StarDie bool `json:"star_die,omitempty"`
 	Wild    bool `json:"wild,omitempty"`
+	// Palifico says the hand is a palifico hand (perudo): ones are not
+	// wild, the first bid may be on any face and no later bid changes it.
+	Palifico bool `json:"palifico,omitempty"`
+	// Calza says whether a calza (spot-on) may be called in this game
+	// now: perudo's, off by its option and while fewer than three seats
+	// are left. Nil in the other presets, whose spot-on does not change.
+	Calza *bool `json:"calza,omitempty"`
 	// StartDice is the number of dice each seat started the game with.
 	StartDice int `json:"start_dice,omitempty"`
 	// ShowReroll says a star-board bidder may show and reroll dice.
@@ -70,8 +78,12 @@ func (t *Table) Snapshot() Snapshot {
 		return s
 	}
 	s.Rules, s.Game, s.Hand, s.Phase = g.p.Name, g.number, g.hand, g.phase
-	s.Sides, s.StarDie, s.Wild = g.s.sides, g.p.StarDie, g.s.wild
+	s.Sides, s.StarDie, s.Wild, s.Palifico = g.s.sides, g.p.StarDie, g.wildFace() == 1, g.palifico
 	s.StartDice, s.ShowReroll = g.s.dice, g.p.StarDie && g.s.showReroll
+	if g.p.SpotOnSeats > 0 { // perudo: the calza comes and goes
+		calza := g.s.spotOn && g.count(g.inGame) >= g.p.SpotOnSeats
+		s.Calza = &calza
+	}
 	if g.turn >= 0 && g.phase == PhaseBidding {
 		s.Turn = &g.seats[g.turn].name
 	}

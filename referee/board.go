@@ -27,7 +27,7 @@ func (r *Referee) showOnBoard(a engine.Action, evs []engine.Event, snap engine.S
 	}
 	switch a.Type {
 	case engine.ActBid:
-		warn("bid", b.ShowBid(a.Quantity, a.Face, snap.StarDie && a.Face == 1))
+		warn("bid", showBid(b, snap, a.Quantity, a.Face))
 		warn("turn", b.ShowTurn(turnOf(snap)))
 	case engine.ActFold:
 		if snap.Phase == engine.PhaseBidding {
@@ -57,7 +57,7 @@ func (r *Referee) refreshBoard(snap engine.Snapshot) {
 	}
 	b.Clear()
 	if snap.Bid != nil {
-		_ = b.ShowBid(snap.Bid.Quantity, snap.Bid.Face, snap.StarDie && snap.Bid.Face == 1)
+		_ = showBid(b, snap, snap.Bid.Quantity, snap.Bid.Face)
 	}
 	if snap.Call != nil {
 		_ = b.ShowCall(snap.Call.Caller)
@@ -65,6 +65,21 @@ func (r *Referee) refreshBoard(snap engine.Snapshot) {
 		_ = b.ShowTurn(*snap.Turn)
 	}
 	_ = b.SetStatus(r.status)
+}
+
+// showBid puts a bid on the track. Star-board's star bids stand on a star
+// space, and so do perudo's bids on wild ones: q ones come right after 2q
+// of any face, where star space q stands. A perudo board built without
+// star spaces shows a ones bid on number space q with the face LED of the
+// one. In a palifico hand ones are not wild and a ones bid is a number bid.
+func showBid(b Board, snap engine.Snapshot, q, f int) error {
+	p := engine.Presets[snap.Rules]
+	ones := p != nil && p.WildOnes && snap.Wild && f == 1
+	err := b.ShowBid(q, f, (f == 1 && snap.StarDie) || ones)
+	if err != nil && ones {
+		return b.ShowBid(q, f, false)
+	}
+	return err
 }
 
 func turnOf(snap engine.Snapshot) string {

@@ -157,12 +157,13 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 	what := strings.ReplaceAll(kind, "_", " ")
 	if err != nil {
 		r.onRead(took, "error", 0)
-		r.keepRead(kind, attempt, want, frame, nil, Look{}, err)
+		r.keepRead(kind, attempt, want, frame, nil, Look{}, nil, err)
 		r.log.Warn("referee: reading the "+what+" failed", "attempt", attempt, "err", err)
 		r.needsLook(attempt, Look{}, err.Error())
 		return
 	}
 	look := CheckRead(dice, r.cfg.Zones, want)
+	var weighed *engine.Settlement
 	if !look.OK && kind == engine.ActReveal {
 		// A doubt that cannot change the verdict does not stop the table.
 		set, rej := r.table.Settle(SettleRead(dice, r.cfg.Zones, want))
@@ -170,9 +171,9 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 		case rej != nil:
 			r.log.Warn("referee: the engine refused the read in doubt", "err", rej)
 		case set.Settled:
-			r.keepRead(kind, attempt, want, frame, dice, look, nil)
+			r.keepRead(kind, attempt, want, frame, dice, look, &set, nil)
 			r.onRead(took, "unconfirmed", len(look.Doubts))
-			r.log.Info("referee: reveal read; its doubt cannot change the verdict", "attempt", attempt, "dice", len(dice), "unconfirmed", set.Unconfirmed, "took", took)
+			r.log.Info("referee: reveal read; its doubt cannot change the verdict", "attempt", attempt, "dice", len(dice), "doubts", len(look.Doubts), "took", took)
 			rep := r.apply(revealLine(set.Dice, set.Unconfirmed), SourceCamera)
 			if !rep.OK {
 				r.needsLook(attempt, Look{Counts: look.Counts}, "the read does not fit the table ("+string(rep.Reason)+")")
@@ -181,9 +182,10 @@ func (r *Referee) captured(version, attempt int, kind string, want map[string]in
 		default:
 			look.Why = set.Why
 			look.markMatters(dice, r.cfg.Zones, want, set.Matters)
+			weighed = &set
 		}
 	}
-	r.keepRead(kind, attempt, want, frame, dice, look, nil)
+	r.keepRead(kind, attempt, want, frame, dice, look, weighed, nil)
 	if !look.OK {
 		r.onRead(took, "needs_look", len(look.Doubts))
 		r.log.Warn("referee: the "+what+" needs a look", "attempt", attempt, "dice_read", len(dice), "doubts", len(look.Doubts), "message", look.Message(), "took", took)

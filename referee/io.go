@@ -112,4 +112,7 @@ type Change struct {
 	Source   string
 	Events   []engine.Event
 	Snapshot engine.Snapshot
+	// Game is the game's number in the table's journal (the state's
+	// game_number).
+	Game int
 }

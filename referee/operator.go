@@ -47,6 +47,23 @@ type OperatorRead struct {
 	// or the operator's), once it took them; Source says whose.
 	Accepted map[string][]int `json:"accepted,omitempty"`
 	Source   string           `json:"source,omitempty"`
+	// Unconfirmed lists, per seat, the positions in Accepted[seat] of the
+	// dice the camera did not read for sure when the table took the
+	// reveal without a look (no doubt of theirs could change the
+	// verdict): their faces there are stand-ins, not reads. A person may
+	// still set them with a correction, which confirms every die.
+	Unconfirmed map[string][]int `json:"unconfirmed,omitempty"`
+	// Weighed reports that the referee weighed the read's doubts against
+	// the verdict (engine.Table.Settle): each die's Matters, and
+	// UnseenMatters, say which doubts could change it. False for an
+	// opening roll, a read without doubt, or one the engine refused.
+	Weighed bool `json:"weighed,omitempty"`
+	// UnseenMatters names the seats, in name order, whose dice the camera
+	// did not see and could change the verdict.
+	UnseenMatters []string `json:"unseen_matters,omitempty"`
+	// Why says, for a reveal that waits for a look, what its doubt could
+	// change, for people ("bob's die could make two 5s true").
+	Why string `json:"why,omitempty"`
 	// Frame is the frame the dice were read on; nil without one.
 	Frame *Frame `json:"-"`
 }
@@ -59,6 +76,9 @@ type ReadDie struct {
 	// Doubt says why the referee will not take this die as read:
 	// "uncertain", "no_seat", or "" when it would.
 	Doubt string `json:"doubt,omitempty"`
+	// Matters reports, for a die in doubt of a weighed read
+	// (OperatorRead.Weighed), that its doubt could change the verdict.
+	Matters bool `json:"matters,omitempty"`
 }
 
 // operatorReads holds the last read for the operator page; the referee's
@@ -152,8 +172,10 @@ func frameJPEG(img gocv.Mat) []byte {
 	return slices.Clone(buf.GetBytes())
 }
 
-// keepRead stores a read of the table for the operator page.
-func (r *Referee) keepRead(kind string, attempt int, want map[string]int, frame *Frame, dice []vision.Die, look Look, err error) {
+// keepRead stores a read of the table for the operator page; set, when
+// the referee weighed the read's doubts (a reveal in doubt), says which
+// of them could change the verdict.
+func (r *Referee) keepRead(kind string, attempt int, want map[string]int, frame *Frame, dice []vision.Die, look Look, set *engine.Settlement, err error) {
 	snap := r.table.Snapshot()
 	rd := &OperatorRead{ID: r.reads.next.Add(1), Kind: kind, Game: snap.Game, Hand: snap.Hand, Attempt: attempt,
 		ReadAt: unixMS(r.cfg.Clock.Now()), OK: look.OK, Frame: frame,
@@ -168,6 +190,12 @@ func (r *Referee) keepRead(kind string, attempt int, want map[string]int, frame 
 	if rd.Seats == nil {
 		rd.Seats = countsOf(want)
 	}
+	if set != nil {
+		rd.Weighed, rd.Why = true, set.Why
+	}
+	// The settlement's Matters are per seat, its read dice in the
+	// reader's order (as SettleRead gives them), then its unseen dice.
+	at := map[string]int{}
 	for _, d := range dice {
 		rdie := ReadDie{Die: d}
 		seat, ok := r.cfg.Zones.SeatOf(d)
@@ -179,11 +207,24 @@ func (r *Referee) keepRead(kind string, attempt int, want map[string]int, frame 
 			if _, inHand := want[seat]; !inHand {
 				continue // a folded or computer seat's zone: not this reveal's
 			}
+			i := at[seat]
+			at[seat]++
 			if d.Uncertain || d.Face < 1 {
 				rdie.Doubt = "uncertain"
+				if set != nil && i < len(set.Matters[seat]) {
+					rdie.Matters = set.Matters[seat][i]
+				}
 			}
 		}
 		rd.Dice = append(rd.Dice, rdie)
+	}
+	if set != nil {
+		for seat := range want {
+			if m := set.Matters[seat]; at[seat] < len(m) && slices.Contains(m[at[seat]:], true) {
+				rd.UnseenMatters = append(rd.UnseenMatters, seat)
+			}
+		}
+		slices.Sort(rd.UnseenMatters)
 	}
 	r.reads.last.Store(rd)
 }
@@ -229,13 +270,14 @@ func (r *Referee) noteRead(a engine.Action, source string, before engine.Snapsho
 			rd.Seats = countsOf(want)
 		}
 		rd.ID = r.reads.next.Add(1)
-		rd.Accepted, rd.Source = a.Dice, source
+		rd.Accepted, rd.Source, rd.Unconfirmed = a.Dice, source, a.Unconfirmed
 		r.reads.last.Store(&rd)
 	case engine.ActCorrect:
+		// A correction names every face: no die is unconfirmed after it.
 		if cur := r.reads.last.Load(); cur != nil && cur.Accepted != nil {
 			rd := *cur
 			rd.ID = r.reads.next.Add(1)
-			rd.Accepted, rd.Source = a.Dice, source
+			rd.Accepted, rd.Source, rd.Unconfirmed = a.Dice, source, nil
 			r.reads.last.Store(&rd)
 		}
 	default:

@@ -2,11 +2,14 @@ package referee_test
 
 import (
 	"bytes"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/vision"
 )
 
 // TestOperatorReadLifetime follows the read the operator page shows: none
@@ -61,5 +64,110 @@ func TestOperatorReadLifetime(t *testing.T) {
 	h.do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`)
 	if rd := h.ref.LastRead(); rd != nil {
 		t.Errorf("after the next hand's first bid: got a read of game %d hand %d; want none", rd.Game, rd.Hand)
+	}
+}
+
+// TestOperatorReadOfAnUnconfirmedReveal: a reveal the referee took
+// without a look (its doubt could not change the verdict) is the
+// operator's read accepted from the camera, its doubtful die unconfirmed
+// with the faces it may show; a correction confirms every die.
+func TestOperatorReadOfAnUnconfirmedReveal(t *testing.T) {
+	h, _ := startScripted(t, []vision.Die{sureDie(80, 3), doubtfulDie(120, 6, 2), sureDie(480, 5), sureDie(520, 2)})
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":3,"face":5}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	var rd *referee.OperatorRead
+	h.rec.waitFor(t, "the reveal taken", func() bool { rd = h.ref.LastRead(); return rd != nil && rd.Accepted != nil })
+	if rd.Source != referee.SourceCamera || !rd.Weighed || !maps.EqualFunc(rd.Unconfirmed, map[string][]int{"ann": {1}}, slices.Equal[[]int]) {
+		t.Errorf("read: source %q, weighed %v, unconfirmed %v; want the camera's, weighed, ann's second die unconfirmed", rd.Source, rd.Weighed, rd.Unconfirmed)
+	}
+	var doubt []referee.ReadDie
+	for _, d := range rd.Dice {
+		if d.Doubt != "" {
+			doubt = append(doubt, d)
+		}
+	}
+	if len(doubt) != 1 || doubt[0].Seat != "ann" || doubt[0].Matters || len(doubt[0].Likely) != 2 || doubt[0].Likely[0].Face != 6 {
+		t.Errorf("dice in doubt: got %+v; want ann's, not mattering, likely 6 then 2", doubt)
+	}
+	if rep := h.do(t, `{"type":"correct","dice":{"ann":[3,2],"bob":[5,2]}}`); !rep.OK {
+		t.Fatalf("correct: %+v", rep)
+	}
+	rd = h.ref.LastRead()
+	if rd == nil || rd.Unconfirmed != nil || !slices.Equal(rd.Accepted["ann"], []int{3, 2}) || rd.Source != referee.SourceMQTT {
+		t.Errorf("after the correction: got %+v; want ann's [3 2] from mqtt, nothing unconfirmed", rd)
+	}
+}
+
+// TestOperatorReadSaysWhichDoubtsMatter: a reveal that waits for a look
+// tells the operator page which of its doubts could change the verdict
+// (a die in doubt, a seat's unseen die) and which could not, and why.
+func TestOperatorReadSaysWhichDoubtsMatter(t *testing.T) {
+	cases := []struct {
+		name    string
+		dice    []vision.Die
+		bid     string
+		matters map[string]bool // by seat: whether its die in doubt matters
+		unseen  []string
+		why     string
+	}{
+		{"one doubt matters, one does not", []vision.Die{sureDie(80, 3), doubtfulDie(120, 6, 2), sureDie(480, 5), doubtfulDie(520, 5, 6)},
+			`{"type":"bid","seat":"ann","quantity":2,"face":5}`, map[string]bool{"ann": false, "bob": true}, nil, "bob's die could make two 5s true"},
+		{"a die in doubt and an unseen one", []vision.Die{sureDie(80, 3), doubtfulDie(120, 6, 5), sureDie(480, 5)},
+			`{"type":"bid","seat":"ann","quantity":3,"face":5}`, map[string]bool{"ann": true}, []string{"bob"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, _ := startScripted(t, c.dice)
+			h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+			h.do(t, c.bid)
+			h.do(t, `{"type":"challenge","seat":"bob"}`)
+			var rd *referee.OperatorRead
+			h.rec.waitFor(t, "the read in doubt", func() bool { rd = h.ref.LastRead(); return rd != nil })
+			if rd.OK || rd.Accepted != nil || !rd.Weighed {
+				t.Fatalf("read: ok %v, accepted %v, weighed %v; want a weighed read waiting for a look", rd.OK, rd.Accepted, rd.Weighed)
+			}
+			got := map[string]bool{}
+			for _, d := range rd.Dice {
+				if d.Doubt != "" {
+					got[d.Seat] = d.Matters
+				}
+			}
+			if !maps.Equal(got, c.matters) || !slices.Equal(rd.UnseenMatters, c.unseen) {
+				t.Errorf("matters: got %v, unseen %v; want %v, unseen %v", got, rd.UnseenMatters, c.matters, c.unseen)
+			}
+			if rd.Why == "" || (c.why != "" && rd.Why != c.why) || !strings.HasSuffix(rd.Message, ": "+rd.Why) {
+				t.Errorf("why %q, message %q; want %q at the message's end", rd.Why, rd.Message, c.why)
+			}
+		})
+	}
+}
+
+// TestOperatorPagesCommandIsTheOperators: a command whose id the operator
+// page gave it ("operator-...") is the operator's, on the page and to
+// observers; another command over MQTT stays "mqtt".
+func TestOperatorPagesCommandIsTheOperators(t *testing.T) {
+	h := startUnderAHand(t, time.Hour)
+	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
+	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	h.rec.waitFor(t, "the read in doubt", func() bool { return h.ref.LastRead() != nil })
+	command := func(line string) {
+		t.Helper()
+		done := make(chan referee.Reply, 1)
+		if err := h.ref.SubmitCommand([]byte(line), false, func(rep referee.Reply) { done <- rep }); err != nil {
+			t.Fatal(err)
+		}
+		if rep := <-done; !rep.OK {
+			t.Fatalf("%s: %+v", line, rep)
+		}
+	}
+	command(`{"id":"operator-m1x-3f2a","type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`)
+	if rd := h.ref.LastRead(); rd == nil || rd.Source != referee.SourceOperator {
+		t.Errorf("after the operator page's reveal: got %+v; want it accepted from %q", rd, referee.SourceOperator)
+	}
+	command(`{"id":7,"type":"correct","dice":{"ann":[3,4],"bob":[5,2]}}`)
+	if rd := h.ref.LastRead(); rd == nil || rd.Source != referee.SourceMQTT {
+		t.Errorf("after another app's correction: got %+v; want it accepted from %q", rd, referee.SourceMQTT)
 	}
 }

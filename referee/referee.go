@@ -37,6 +37,12 @@ const (
 	SourceSeat     = "seat" // a computer seat, "seat:NAME"
 )
 
+// OperatorIDPrefix begins the ids of the operator page's commands: a
+// command over MQTT whose id is a string with it is the operator's (its
+// source is SourceOperator). It grants nothing: the source only names who
+// sent a line, in logs, to observers and on the operator page.
+const OperatorIDPrefix = "operator-"
+
 // ErrBusy is returned by Submit when the input queue is full.
 var ErrBusy = errors.New("referee: busy, the input queue is full")
 
@@ -106,6 +112,10 @@ type Referee struct {
 	// game holds the accepted lines of the game in progress, from its
 	// new_game: a checkpoint's Game.
 	game [][]byte
+	// gameNumber counts the journal's accepted new_game lines: the game
+	// in progress's number in the journal (the state's game_number, as
+	// the scoreboard's records number games).
+	gameNumber int
 	// journalSeq is the seq the journal's replay reached in New.
 	journalSeq int
 	// accepted counts the accepted lines: the table changes only with
@@ -123,6 +133,9 @@ type Referee struct {
 	status    Status
 	statusErr string
 	last      *engine.Resolved
+	// lastUnconfirmed is the last revealed event's unconfirmed dice (the
+	// state's last_unconfirmed), while last is its resolution.
+	lastUnconfirmed map[string][]int
 
 	// applied remembers the answers to the command ids of the last
 	// MaxRememberedIDs journaled lines that have one (the window, see
@@ -227,7 +240,7 @@ func New(cfg Config, resume journal.Resume) (*Referee, error) {
 // last resolution and the window of command ids as the checkpoint has
 // them.
 func (r *Referee) resetTo(cp journal.Checkpoint) {
-	r.base, r.lines, r.game, r.lastRoll, r.last = cp, nil, nil, nil, nil
+	r.base, r.lines, r.game, r.lastRoll, r.last, r.lastUnconfirmed = cp, nil, nil, nil, nil, nil
 	r.applied, r.appliedOrder, r.appliedBytes = map[string]answer{}, nil, 0
 	for _, c := range cp.Commands {
 		var m remembered
@@ -240,13 +253,26 @@ func (r *Referee) resetTo(cp journal.Checkpoint) {
 	r.table = engine.NewTable()
 	for _, l := range cp.Game {
 		line := []byte(l)
-		if _, ok := replayLine(r.table, 0, line); !ok {
+		evs, ok := replayLine(r.table, 0, line)
+		for _, e := range evs {
+			if rv, isReveal := e.(*engine.Revealed); isReveal {
+				r.lastUnconfirmed = rv.Unconfirmed
+			}
+		}
+		if !ok {
 			// A changed engine that refuses a line it once took: the game
 			// goes on without it, as a whole replay would have it.
 			r.log.Warn("referee: a line of the game in progress at the journal's checkpoint is refused now", "segment", cp.Segment)
 			continue
 		}
 		r.noteLine(line)
+	}
+	// The game's lines count their new_game once more: the checkpoint's
+	// count is the journal's (an older checkpoint has none: the game in
+	// progress is then the first known).
+	r.gameNumber = cp.Games
+	if r.gameNumber == 0 && len(r.game) > 0 {
+		r.gameNumber = 1
 	}
 	r.table.ResumeAt(cp.Seq)
 	if len(cp.Last) > 0 {
@@ -289,6 +315,7 @@ func (r *Referee) noteLine(line []byte) {
 			r.noteAccepted(a)
 			if a.Type == engine.ActNewGame {
 				r.game = nil
+				r.gameNumber++
 			}
 		}
 	}
@@ -327,7 +354,7 @@ func (r *Referee) maybeRotate() {
 	if !r.cfg.Journal.Full() {
 		return
 	}
-	st := journal.State{Seq: r.table.Seq()}
+	st := journal.State{Seq: r.table.Seq(), Games: r.gameNumber}
 	for _, l := range r.game {
 		st.Game = append(st.Game, string(l))
 	}
@@ -503,6 +530,11 @@ func (r *Referee) post(f func()) {
 func (r *Referee) handle(in input) {
 	if len(in.line) <= MaxCommandBytes {
 		id, _ := splitCommand(in.line)
+		if in.source == SourceMQTT && bytes.HasPrefix(id, []byte(`"`+OperatorIDPrefix)) {
+			// The operator page's own command: logged, and shown on the
+			// page, as the operator's.
+			in.source = SourceOperator
+		}
 		if a, ok := r.applied[idKey(id)]; ok {
 			prev := a.rep
 			r.log.Info("referee: a command id seen before; answered as then, not applied again", "id", string(id), "ok", prev.OK, "source", in.source, "redelivered", in.redelivered)
@@ -684,6 +716,7 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	r.noteExample(a)
 	if a.Type == engine.ActNewGame {
 		r.game = nil
+		r.gameNumber++
 	}
 	r.game = append(r.game, journaled)
 	r.rememberEvents(journaled, evs, r.table.Seq())
@@ -702,7 +735,7 @@ func (r *Referee) applyInput(payload []byte, source string) Reply {
 	r.updateStatus()
 	r.publishState()
 	if r.cfg.Observe != nil {
-		r.cfg.Observe(Change{Line: line, Source: source, Events: evs, Snapshot: snap})
+		r.cfg.Observe(Change{Line: line, Source: source, Events: evs, Snapshot: snap, Game: r.gameNumber})
 	}
 	r.maybeRotate()
 	r.maybeCapture()
@@ -793,10 +826,10 @@ func idKey(id json.RawMessage) string {
 // journal: from the checkpoint it resumed from (or the last one written),
 // the lines after it replayed, the refused ones as rejected events.
 func (r *Referee) rebuild() {
-	lines, last, accepted := r.lines, r.last, r.accepted
+	lines, last, unconfirmed, accepted := r.lines, r.last, r.lastUnconfirmed, r.accepted
 	r.resetTo(r.base)
 	r.replayLines(lines)
-	r.last, r.accepted = last, accepted
+	r.last, r.lastUnconfirmed, r.accepted = last, unconfirmed, accepted
 }
 
 func (r *Referee) publishEvent(e engine.Event) {
@@ -810,14 +843,20 @@ func (r *Referee) publishEvent(e engine.Event) {
 	r.noteEvent(e)
 }
 
-// noteEvent keeps the last resolution, for the state's "last".
+// noteEvent keeps the last resolution, for the state's "last", and its
+// reveal's unconfirmed dice (a hand ended by folds has none).
 func (r *Referee) noteEvent(e engine.Event) {
 	switch e := e.(type) {
+	case *engine.Revealed:
+		r.lastUnconfirmed = e.Unconfirmed
 	case *engine.Resolved:
 		r.last = e
+		if e.Call == engine.ActFold {
+			r.lastUnconfirmed = nil
+		}
 	case *engine.HandStarted:
 		if e.Game == 1 && e.Hand == 1 {
-			r.last = nil
+			r.last, r.lastUnconfirmed = nil, nil
 		}
 	}
 }
@@ -829,8 +868,17 @@ type stateMessage struct {
 	Table  string `json:"table"`
 	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// GameNumber is the game's number in the table's journal (1 for its
+	// first new_game): the number every page shows. The snapshot's game
+	// is RECORD.md's, from 1 at each new_game (an endurance match's
+	// round).
+	GameNumber int `json:"game_number,omitempty"`
 	// Last is the last resolution, for dashboards.
 	Last *engine.Resolved `json:"last,omitempty"`
+	// LastUnconfirmed is the unconfirmed dice of last's reveal (its
+	// revealed event's list: positions, no face): that count took
+	// stand-ins for dice the camera did not read for sure.
+	LastUnconfirmed map[string][]int `json:"last_unconfirmed,omitempty"`
 	// Correctable is the hand a correct line would correct now and its
 	// dice as last accepted, for the operator page (docs/corrections.md).
 	Correctable *engine.CorrectableView `json:"correctable,omitempty"`
@@ -845,7 +893,8 @@ func (r *Referee) publishState() {
 	if r.status == StatusNeedsLook {
 		look = r.capture.look
 	}
-	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr, Last: r.last,
+	b, err := json.Marshal(stateMessage{Snapshot: snap, Table: r.cfg.Table, Status: r.status, Error: r.statusErr,
+		GameNumber: r.gameNumber, Last: r.last, LastUnconfirmed: r.lastUnconfirmed,
 		Correctable: r.table.Correctable(), Look: look})
 	if err != nil {
 		r.log.Error("referee: marshalling the state", "err", err)

@@ -29,8 +29,9 @@ func quietLogger() *slog.Logger {
 // lines (whole games of common-hand, every command with an id, as they
 // come over MQTT): opening the journal and making the referee, which
 // replays it from its last checkpoint (checkpoint), or whole (whole, as
-// before the journal had segments). The journal is written by a referee,
-// as a table writes it, a segment every 1,000 lines:
+// before the journal had segments). Open checks every segment's lines
+// either way; check is that check alone (journal.Check). The journal is
+// written by a referee, as a table writes it, a segment every 1,000 lines:
 //
 //	go test ./referee -run '^$' -bench Start100k -benchtime 10x
 func BenchmarkStart100k(b *testing.B) {
@@ -91,4 +92,11 @@ func BenchmarkStart100k(b *testing.B) {
 			}
 		})
 	}
+	b.Run("check", func(b *testing.B) {
+		for range b.N {
+			if rep, err := journal.Check(path); err != nil || rep.Damage != nil || rep.Lines != n {
+				b.Fatalf("check: %+v, %v", rep, err)
+			}
+		}
+	})
 }

@@ -50,9 +50,35 @@ func runAdjudicate(_ context.Context, args []string, stdin io.Reader, stdout, st
 		defer f.Close()
 		in = f
 	}
-	if err := record.Adjudicate(in, stdout); err != nil {
+	data, err := io.ReadAll(in)
+	if err != nil {
 		fmt.Fprintf(stderr, "liarsd adjudicate: %v\n", err)
 		return 1
 	}
+	if err := record.Adjudicate(bytes.NewReader(data), stdout); err != nil {
+		fmt.Fprintf(stderr, "liarsd adjudicate: %v\n", err)
+		return 1
+	}
+	if n, any := recordLines(data); n > 0 && !any {
+		// Every line refused as bad input: most likely not a record at all.
+		fmt.Fprintf(stderr, "liarsd adjudicate: %s: none of its %d lines is a record line (RECORD.md): each is a rejected event\n", fs.Arg(0), n)
+	}
 	return 0
+}
+
+// recordLines counts the non-blank lines of a record and says whether any
+// of them decodes as a record line.
+func recordLines(data []byte) (n int, any bool) {
+	_ = record.ReadLines(bytes.NewReader(data), func(_ int, line []byte, tooLong bool) error {
+		if len(bytes.TrimSpace(line)) == 0 && !tooLong {
+			return nil
+		}
+		n++
+		if !tooLong && !any {
+			_, err := record.Decode(line)
+			any = err == nil
+		}
+		return nil
+	})
+	return n, any
 }

@@ -42,6 +42,11 @@ nonsense
 {"type":"rejected","seq":2,"line":4,"reason":"bad_input","message":"the line is not a JSON object"}
 `},
 		{name: "RECORD.md's example", args: []string{"-"}, stdin: recordMDExample, code: 0, stdout: recordMDEvents},
+		// Not a record at all (a README): read to its end, and said so.
+		{name: "no record line", args: []string{"-"}, stdin: "# liarsd\n\nReferees Liar's Dice.\n", code: 0,
+			stdout: `{"type":"rejected","seq":1,"line":1,"reason":"bad_input","message":"the line is not a JSON object"}
+{"type":"rejected","seq":2,"line":3,"reason":"bad_input","message":"the line is not a JSON object"}
+`, inStderr: "liarsd adjudicate: -: none of its 2 lines is a record line"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,7 +38,7 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	seed := fs.Int64("seed", 1, "seed of every game")
 	workers := fs.Int("workers", 0, "games played at once (0: one per CPU)")
 	timing := fs.Bool("time", false, "time each of A's decisions and print their median and 99th percentile (set -workers 1 for one core)")
-	exploit := fs.Bool("exploit", false, "instead of games, compute the exact best response to each of -levels in two-seat common-hand with -dice dice a seat")
+	exploit := fs.Bool("exploit", false, "instead of games, compute the exact best response to each of -levels in the two-seat game of -rules (common-hand, the default, or perudo) with -dice dice a seat")
 	levels := fs.String("levels", strings.Join(computer.Levels, ","), "levels -exploit measures, comma-separated")
 	dice := fs.Int("dice", 0, "dice a seat starts with (options.dice; 0: the preset's default); -exploit takes 1 (its default) or 2")
 	samples := fs.Int("samples", 200, "-exploit: choices drawn to read a level that draws at random and tells no distribution")
@@ -72,7 +72,16 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if *samples < 1 || *budget < 1 {
 			return usageError(fs, stderr, "-samples and -budget must be at least 1")
 		}
-		return runExploit(ctx, splitList(*levels), *dice, *samples, *budget, uint64(*seed), stdout, stderr)
+		game := "common-hand"
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "rules" {
+				game = *rules
+			}
+		})
+		if game != "common-hand" && game != "perudo" {
+			return usageError(fs, stderr, "-exploit -rules %q: the solved games are common-hand and perudo", game)
+		}
+		return runExploit(ctx, game, splitList(*levels), *dice, *samples, *budget, uint64(*seed), stdout, stderr)
 	}
 	plan, err := arenaPlan(*rules, *seats, *a, *b, *games)
 	if err != nil {
@@ -80,6 +89,28 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return 2
 	}
 	sa, _ := computer.New(*a) // arenaPlan checked the levels
+	// The tables the presets refuse are said once each (not once for each
+	// level B), before anything is played: with none left, no header.
+	var skipped []string
+	playable := plan[:0:0]
+	for _, line := range plan {
+		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: *aSeats}
+		if *dice > 0 {
+			arena.Options.Dice = dice
+		}
+		if err := arena.Check(); err != nil {
+			if msg := err.Error(); !slices.Contains(skipped, msg) {
+				skipped = append(skipped, msg)
+				fmt.Fprintf(stderr, "liarsd arena: skipped: %s\n", msg)
+			}
+			continue
+		}
+		playable = append(playable, line)
+	}
+	if len(playable) == 0 {
+		fmt.Fprintln(stderr, "liarsd arena: no table to play: every preset refused the seat counts")
+		return 2
+	}
 
 	// Fixed widths rather than a tabwriter, so that each line shows as soon
 	// as its games are played.
@@ -89,18 +120,13 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		timeHead = fmt.Sprintf(" %10s %10s", "a median", "a p99")
 	}
 	fmt.Fprintf(stdout, row, "rules", "seats", "a", "b", "games", "a won", "a share", "95% CI", "fair share", "hands/game", "time", timeHead)
-	played := 0
-	for _, line := range plan {
+	for _, line := range playable {
 		if ctx.Err() != nil {
 			break
 		}
 		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: *aSeats, Seed: *seed, Workers: *workers}
 		if *dice > 0 {
 			arena.Options.Dice = dice
-		}
-		if err := arena.Check(); err != nil {
-			fmt.Fprintf(stderr, "liarsd arena: skipped: %v\n", err)
-			continue
 		}
 		sb, _ := computer.New(line.b)
 		start := time.Now()
@@ -119,11 +145,6 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintf(stdout, row, r.Rules, r.Seats, *a, line.b, r.Games, r.AWins, percent(r.Share()),
 			"["+percent(lo)+", "+percent(hi)+"]", percent(r.Fair()),
 			fmt.Sprintf("%.1f", float64(r.Hands)/float64(max(1, r.Games))), fmt.Sprintf("%.1fs", time.Since(start).Seconds()), timed.summary())
-		played++
-	}
-	if played == 0 {
-		fmt.Fprintln(stderr, "liarsd arena: no table to play: every preset refused the seat counts")
-		return 2
 	}
 	fmt.Fprintf(stdout, "seed %d, %s/%s, %d CPUs, %s\n", *seed, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return 0
@@ -159,8 +180,8 @@ func (t *timedStrategy) summary() string {
 }
 
 // runExploit prints, for each level, the exact best response's chance of
-// winning two-seat common-hand against it, in both seatings.
-func runExploit(ctx context.Context, levels []string, dice, samples, budget int, seed uint64, stdout, stderr io.Writer) int {
+// winning the two-seat game of the rules against it, in both seatings.
+func runExploit(ctx context.Context, rules string, levels []string, dice, samples, budget int, seed uint64, stdout, stderr io.Writer) int {
 	if len(levels) == 0 {
 		fmt.Fprintln(stderr, "liarsd arena: -levels names no level")
 		return 2
@@ -176,7 +197,7 @@ func runExploit(ctx context.Context, levels []string, dice, samples, budget int,
 	if dice == 1 {
 		unit = "die"
 	}
-	fmt.Fprintf(stdout, "best response in two-seat common-hand, %d %s a seat (options.dice = %d)\n", dice, unit, dice)
+	fmt.Fprintf(stdout, "best response in two-seat %s, %d %s a seat (options.dice = %d)\n", rules, dice, unit, dice)
 	fmt.Fprintf(stdout, row, "level", "br opens", "br second", "br mean", "exploitability", "histories", "time")
 	for _, l := range levels {
 		if ctx.Err() != nil {
@@ -184,7 +205,7 @@ func runExploit(ctx context.Context, levels []string, dice, samples, budget int,
 		}
 		s, _ := computer.New(l)
 		start := time.Now()
-		e, err := computer.Exploit(s, dice, samples, seed, budget)
+		e, err := computer.Exploit(s, rules, dice, samples, seed, budget)
 		if err != nil {
 			fmt.Fprintf(stderr, "liarsd arena: %s: %v\n", l, err)
 			return 1

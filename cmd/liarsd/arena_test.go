@@ -22,6 +22,7 @@ func TestArenaCommand(t *testing.T) {
 		{name: "skips seats a preset refuses", args: []string{"--rules", "endurance,common-hand", "--seats", "2", "--games", "5", "--b", "random"},
 			rows: []string{"common-hand"}, inStderr: "skipped"},
 		{name: "no table", args: []string{"--rules", "endurance", "--seats", "2", "--games", "5"}, code: 2, inStderr: "no table to play"},
+		{name: "one seat", args: []string{"--seats", "1", "--games", "5", "--b", "random,threshold"}, code: 2, inStderr: "no table to play"},
 		{name: "unknown preset", args: []string{"--rules", "poker"}, code: 2, inStderr: `no preset "poker"`},
 		{name: "unknown level", args: []string{"--a", "grandmaster"}, code: 2, inStderr: `no level "grandmaster"`},
 		{name: "bad seats", args: []string{"--seats", "two"}, code: 2, inStderr: "-seats"},
@@ -30,8 +31,20 @@ func TestArenaCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout := runArenaCmd(t, tt.args, tt.code, tt.inStderr)
+			stdout, stderr := runArenaCmd(t, tt.args, tt.code, tt.inStderr)
+			// Each table a preset refuses is said once, whatever the levels.
+			skips := map[string]int{}
+			for _, l := range strings.Split(stderr, "\n") {
+				if strings.Contains(l, "skipped") {
+					if skips[l]++; skips[l] == 2 {
+						t.Errorf("stderr says twice: %s", l)
+					}
+				}
+			}
 			if tt.code != 0 {
+				if stdout != "" {
+					t.Errorf("stdout %q; want nothing when no table is played", stdout)
+				}
 				return
 			}
 			lines := strings.Split(strings.TrimSpace(stdout), "\n")
@@ -61,6 +74,9 @@ func TestArenaExploit(t *testing.T) {
 	}{
 		{name: "one die", args: []string{"--exploit", "--dice", "1", "--levels", "strong-v1,strong"},
 			inStdout: []string{"strong-v1 100.00% 100.00% 100.00% +50.00%", "strong 52.05% 48.17% 50.11% +0.11%"}},
+		{name: "perudo, one die", args: []string{"--exploit", "--rules", "perudo", "--dice", "1", "--levels", "strong-v1,strong"},
+			inStdout: []string{"two-seat perudo, 1 die", "strong-v1 58.33% 58.33% 58.33% +8.33%", "strong 47.22% 52.78% 50.00%"}},
+		{name: "an unsolved game", args: []string{"--exploit", "--rules", "star-board"}, code: 2, inStderr: "the solved games are common-hand and perudo"},
 		{name: "bad dice", args: []string{"--exploit", "--dice", "3"}, code: 2, inStderr: "-dice 3"},
 		{name: "unknown level", args: []string{"--exploit", "--levels", "grandmaster"}, code: 2, inStderr: `no level "grandmaster"`},
 		{name: "timed games", args: []string{"--rules", "common-hand", "--seats", "2", "--games", "5", "--b", "random", "--time"},
@@ -68,7 +84,7 @@ func TestArenaExploit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout := runArenaCmd(t, tt.args, tt.code, tt.inStderr)
+			stdout, _ := runArenaCmd(t, tt.args, tt.code, tt.inStderr)
 			out := strings.Join(strings.Fields(stdout), " ")
 			for _, want := range tt.inStdout {
 				if !strings.Contains(out, want) {
@@ -80,8 +96,9 @@ func TestArenaExploit(t *testing.T) {
 }
 
 // runArenaCmd runs liarsd arena with args, checks its exit code and that its
-// standard error mentions inStderr, and returns its standard output.
-func runArenaCmd(t *testing.T, args []string, code int, inStderr string) string {
+// standard error mentions inStderr, and returns its standard output and
+// error.
+func runArenaCmd(t *testing.T, args []string, code int, inStderr string) (string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	got := dispatch(context.Background(), append([]string{"arena"}, args...), strings.NewReader(""), &stdout, &stderr)
@@ -91,5 +108,5 @@ func runArenaCmd(t *testing.T, args []string, code int, inStderr string) string 
 	if !strings.Contains(stderr.String(), inStderr) {
 		t.Fatalf("stderr %q; want it to mention %q", stderr.String(), inStderr)
 	}
-	return stdout.String()
+	return stdout.String(), stderr.String()
 }

@@ -29,7 +29,7 @@ func init() {
 func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rules := fs.String("rules", "star-board", "preset: star-board, tavern, common-hand, kids, classic, endurance")
+	rules := fs.String("rules", "star-board", "preset: star-board, tavern, common-hand, kids, classic, endurance, perudo")
 	nseats := fs.Int("seats", 0, "number of seats, 2 to 6 (default 4, or the preset's minimum)")
 	options := fs.String("options", "", `preset options as JSON, e.g. '{"dice":3}'`)
 	broker := fs.String("broker", "", "external broker URL (default: an embedded broker on 127.0.0.1:1883, or a free port)")
@@ -50,6 +50,9 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	ansi := fs.Bool("color", false, "draw the board in colour (ANSI)")
 	stateDir := fs.String("state-dir", "", "keep the journal and MQTT store here (default: a temporary directory)")
 	doubt := fs.Float64("doubt", 0, "share of reveals (0 to 1) at which the camera misses one die, for the operator page (/operator) to fix")
+	operatorAfter := offDuration{d: 3 * time.Second}
+	fs.Var(&operatorAfter, "operator-after", `how long a reveal the camera cannot settle waits before the demo's own operator enters its dice; "off": a person does, at /operator`)
+	correctWindow := fs.Duration("correct-window", 0, "least time from a reveal to the next hand's first bid, the time a correction has (default: the pace, or 15s with --operator-after off)")
 	verbose := fs.Bool("v", false, "log the referee's work (info level) to standard error")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd demo [flags]\n\nPlays Liar's Dice on a simulated table: computer seats roll seeded dice, a\nsynthetic camera renders them at each reveal, the vision reader reads them,\nthe engine resolves, a simulated board lights and every event goes out on\nMQTT. Ctrl-C (or --duration) stops it cleanly.")
@@ -135,6 +138,19 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if *doubt < 0 || *doubt > 1 || *doubt != *doubt {
 		return usageError(fs, stderr, "--doubt %v: want a share from 0 to 1 (0.2: one reveal in five)", *doubt)
 	}
+	if *httpAddr != "" && *httpAddr != "off" {
+		if err := checkAddr(*httpAddr); err != nil {
+			return usageError(fs, stderr, "--http %q: %v (or off)", *httpAddr, err)
+		}
+	}
+	if *listen != "" {
+		if err := checkAddr(*listen); err != nil {
+			return usageError(fs, stderr, "--listen %q: %v", *listen, err)
+		}
+	}
+	if *correctWindow < 0 {
+		return usageError(fs, stderr, "--correct-window %v: want 0 (the default) or more", *correctWindow)
+	}
 	if *duration < 0 {
 		return usageError(fs, stderr, "--duration %v: want 0 (until Ctrl-C) or more", *duration)
 	}
@@ -152,6 +168,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		Broker: *broker, BrokerWebSocket: *brokerWS, Username: *user, Password: *password, Listen: *listen, HTTP: *httpAddr, Table: *table,
 		Seed: *seed, Level: *levelName, Pace: *pace, Games: *games, Reveals: *reveals, MemoryEvery: *memoryEvery, StateDir: *stateDir,
 		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true, Doubt: *doubt,
+		OperatorAfter: operatorAfter.value(), CorrectWindow: *correctWindow,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})
 	if err != nil {
@@ -159,4 +176,41 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// offDuration is a flag that is a positive duration or "off".
+type offDuration struct {
+	d   time.Duration
+	off bool
+}
+
+func (o *offDuration) String() string {
+	if o == nil {
+		return ""
+	}
+	if o.off {
+		return "off"
+	}
+	return o.d.String()
+}
+
+func (o *offDuration) Set(s string) error {
+	if s == "off" {
+		o.off = true
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("want a duration above 0 (3s) or off")
+	}
+	o.d, o.off = d, false
+	return nil
+}
+
+// value is the demo's OperatorAfter: demo.OperatorOff for off.
+func (o *offDuration) value() time.Duration {
+	if o.off {
+		return demo.OperatorOff
+	}
+	return o.d
 }

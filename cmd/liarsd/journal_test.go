@@ -98,7 +98,7 @@ func TestJournalCheckAndRepair(t *testing.T) {
 	}{
 		{"check, whole", []string{"check", path}, nil, 0, []string{"whole: 5 record lines in 3 segments"}},
 		{"check, damaged", []string{"check", path}, func() { overwriteSegment(t, seg2, 1, 20, "0123456789") }, 3,
-			[]string{"DAMAGED: 2 record lines whole, then line 2 of " + seg2 + " (record line 3)", "checksum does not match", "liarsd journal repair --cut " + path}},
+			[]string{"DAMAGED: " + path + " is damaged at line 2 of " + seg2 + " (record line 3)", "checksum does not match", "the 2 record lines before it are intact", "liarsd journal repair --cut " + path}},
 		{"repair without --cut", []string{"repair", path}, nil, 1, []string{"would copy it to " + backup, "2 record lines kept"}},
 		{"repair", []string{"repair", "--cut", path}, nil, 0, []string{"copied to " + backup, "2 record lines kept, 1 later segments removed"}},
 		{"check, repaired", []string{"check", path}, nil, 0, []string{"whole: 2 record lines in 2 segments"}},
@@ -152,5 +152,104 @@ func TestRunRefusesADamagedJournal(t *testing.T) {
 	code := dispatch(context.Background(), []string{"run", "--config", cfg, "--http", "off"}, nil, &stdout, &stderr)
 	if code != 3 || !strings.Contains(stderr.String(), "000002.journal") || !strings.Contains(stderr.String(), "liarsd journal repair --cut") {
 		t.Errorf("liarsd run on a damaged journal: exit %d, stderr %q; want 3, the segment and the repair named", code, stderr.String())
+	}
+}
+
+// liarsd journal check and liarsd run decide the same way about a journal
+// held against the broker's watermark (one that published RECORD.md's
+// example: its 5 events and the state after its 5 lines): each fault
+// below makes check exit 3 and run refuse to start with exit 3, with the
+// same words, naming what is missing and the two ways out. Before, check
+// called a published last line cut in half a torn line a start drops
+// (exit 0, and repair found nothing), and run took a journal gone for a
+// new one. liarsd journal new then sets the journal and the watermark
+// aside, and the table starts anew.
+func TestJournalCheckAgreesWithRun(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+		say    string
+	}{
+		{"the last line, published, cut in half", func(t *testing.T, path string) {
+			seg := filepath.Join(path, "000003.journal")
+			data, _ := os.ReadFile(seg)
+			os.WriteFile(seg, data[:len(data)-20], 0o640)
+		}, "it ends at record line 4, the next (line 2 of"},
+		{"the last segment emptied", func(t *testing.T, path string) {
+			os.WriteFile(filepath.Join(path, "000003.journal"), nil, 0o640)
+		}, "it ends at record line 4"},
+		{"every segment deleted", func(t *testing.T, path string) {
+			for _, n := range []string{"000001", "000002", "000003"} {
+				os.Remove(filepath.Join(path, n+".journal"))
+			}
+		}, "it is gone"},
+		{"the folder replaced by an empty file", func(t *testing.T, path string) {
+			os.RemoveAll(path)
+			os.WriteFile(path, nil, 0o640)
+		}, "it is gone: an empty journal"},
+		{"an older segment damaged", func(t *testing.T, path string) {
+			overwriteSegment(t, filepath.Join(path, "000001.journal"), 1, 20, "0123456789")
+		}, "000001.journal (record line 1): the line's checksum does not match"},
+	}
+	now = func() time.Time { return time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC) }
+	defer func() { now = time.Now }()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "t1.journal")
+			writeJournal(t, path)
+			rep, err := journal.Check(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wm := filepath.Join(dir, "t1.mqtt", "watermark.json")
+			os.MkdirAll(filepath.Dir(wm), 0o755)
+			os.WriteFile(wm, []byte(fmt.Sprintf(`{"seq":5,"hash":"h","journal":%q,"lines":5}`, rep.ID)), 0o644)
+			c.damage(t, path)
+
+			var stdout, stderr bytes.Buffer
+			code := dispatch(context.Background(), []string{"journal", "check", path}, nil, &stdout, &stderr)
+			checked := stdout.String()
+			if code != 3 || !strings.Contains(checked, c.say) {
+				t.Errorf("journal check: exit %d, %q; want 3 and %q", code, checked, c.say)
+			}
+			cfg := filepath.Join(dir, "liarsd.yaml")
+			os.WriteFile(cfg, []byte(fmt.Sprintf("table: t1\nstate_dir: %s\nbroker: {url: 'tcp://127.0.0.1:1'}\n", dir)), 0o644)
+			stdout.Reset()
+			stderr.Reset()
+			code = dispatch(context.Background(), []string{"run", "--config", cfg, "--http", "off"}, nil, &stdout, &stderr)
+			refused := stderr.String()
+			if code != 3 || !strings.Contains(refused, c.say) {
+				t.Errorf("run: exit %d, %q; want 3 and %q", code, refused, c.say)
+			}
+			words := strings.TrimSpace(checked[strings.Index(checked, path+" is damaged"):])
+			if !strings.Contains(refused, words) {
+				t.Errorf("run says %q; want check's words %q", refused, words)
+			}
+			if !strings.Contains(words, "liarsd journal new --watermark "+wm+" "+path) && !strings.Contains(words, "liarsd journal repair --cut "+path) {
+				t.Errorf("%q: want it to say how to go on", words)
+			}
+
+			// repair cuts damage before the tail; what was published it
+			// cannot bring back, and says so.
+			stdout.Reset()
+			code = dispatch(context.Background(), []string{"journal", "repair", path}, nil, &stdout, &stderr)
+			if code != 1 || !strings.Contains(stdout.String(), "cutting cannot repair it") && !strings.Contains(stdout.String(), "would copy it to") {
+				t.Errorf("journal repair: exit %d, %q; want 1, and what it would cut or that cutting cannot help", code, stdout.String())
+			}
+
+			stdout.Reset()
+			if code := dispatch(context.Background(), []string{"journal", "new", path}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("journal new: exit %d, %q %q", code, stdout.String(), stderr.String())
+			}
+			for _, p := range []string{path, wm} {
+				if _, err := os.Stat(p + ".replaced-20261128T090000Z"); err != nil {
+					t.Errorf("journal new: %s not set aside: %v (%q)", p, err, stdout.String())
+				}
+			}
+			if _, err := os.Stat(wm); err == nil {
+				t.Error("journal new: the watermark is still there")
+			}
+		})
 	}
 }

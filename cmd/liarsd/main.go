@@ -11,9 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/liarsd/liarsd/referee/tuning"
@@ -52,7 +55,8 @@ func main() {
 // dispatch runs the subcommand named by args[0] and returns the exit code:
 // 0 when it did what was asked (help included), 1 when it failed, 2 on a
 // usage error (no or an unknown subcommand, an unknown flag, a missing or
-// stray argument, a flag's value refused before any work).
+// stray argument, a flag's value refused before any work), 3 when a
+// table's journal is damaged (journalExit).
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
@@ -126,6 +130,23 @@ func usageError(fs *flag.FlagSet, stderr io.Writer, format string, a ...any) int
 	return 2
 }
 
+// checkAddr checks an address to listen on (host:port, the host an IP
+// address, a name or empty for every interface; the port a number from 0
+// to 65535) before anything starts: a bad one is a usage error.
+func checkAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("want host:port (127.0.0.1:8080, :8080): %w", err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
+	}
+	if strings.ContainsAny(host, " /\\") {
+		return fmt.Errorf("host %q is not a host name or an address", host)
+	}
+	return nil
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: liarsd SUBCOMMAND [flags] [args]")
 	fmt.Fprintln(w, "\nsubcommands:")
@@ -139,5 +160,6 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nRun 'liarsd SUBCOMMAND -h' (or 'liarsd help SUBCOMMAND') for a subcommand's flags.")
 	fmt.Fprintln(w, "Exit status: 0 done, 1 failed, 2 usage error (an unknown subcommand or flag,")
-	fmt.Fprintln(w, "a missing or stray argument, a refused flag value).")
+	fmt.Fprintln(w, "a missing or stray argument, a refused flag value), 3 a damaged journal")
+	fmt.Fprintln(w, "(run, adjudicate, journal: docs/referee.md, Damage).")
 }

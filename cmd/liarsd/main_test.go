@@ -41,6 +41,12 @@ func TestHelpListsEverySubcommand(t *testing.T) {
 				t.Errorf("liarsd %v does not list %s with its summary:\n%s", args, n, out)
 			}
 		}
+		// Every exit status a subcommand gives: 3 is a damaged journal's.
+		for _, status := range []string{"0 done", "1 failed", "2 usage error", "3 a damaged journal"} {
+			if !strings.Contains(strings.ReplaceAll(out, "\n", " "), status) {
+				t.Errorf("liarsd %v does not name the exit status %q:\n%s", args, status, out)
+			}
+		}
 	}
 	code, out, errs := run1(t)
 	if code != 2 || out != "" || !strings.Contains(errs, "usage: liarsd SUBCOMMAND") || !strings.Contains(errs, "  adjudicate ") {
@@ -143,6 +149,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "--homeassistant"}, "needs --table"},
+		{[]string{"web", "--listen", "bad:addr:x"}, `--listen "bad:addr:x": want host:port`},
+		{[]string{"web", "--listen", "127.0.0.1:http"}, `port "http": want a number`},
+		{[]string{"demo", "--http", "nonsense"}, `--http "nonsense": want host:port`},
+		{[]string{"demo", "--listen", "127.0.0.1:99999"}, `port "99999": want a number from 0 to 65535`},
+		{[]string{"demo", "--operator-after", "soon"}, "--operator-after"},
+		{[]string{"demo", "--operator-after", "0s"}, "want a duration above 0 (3s) or off"},
+		{[]string{"demo", "--correct-window", "-1s"}, "--correct-window -1s"},
 	} {
 		code, out, errs := run1(t, tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "usage") {

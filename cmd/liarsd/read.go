@@ -69,10 +69,16 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return usageError(fs, stderr, "images and -camera both given: read one or the other")
 	case *frames < 1:
 		return usageError(fs, stderr, "-frames %d: want at least 1", *frames)
+	case *starDice && *plainDice:
+		return usageError(fs, stderr, "-star-dice and -plain-dice both given: the dice carry one or the other on their 1 face")
+	case !(*minConf >= 0 && *minConf <= 1):
+		return usageError(fs, stderr, "-min-confidence %v: want a confidence from 0 to 1", *minConf)
+	case !(*dieSize >= 0) || math.IsInf(*dieSize, 0):
+		return usageError(fs, stderr, "-die-size %v: want a side in pixels, or 0 to find it from the image", *dieSize)
 	}
 	if *annotate != "" {
 		if err := os.MkdirAll(*annotate, 0o755); err != nil {
-			fmt.Fprintf(stderr, "read: %v\n", err)
+			fmt.Fprintf(stderr, "liarsd read: %v\n", err)
 			return 1
 		}
 	}
@@ -81,14 +87,14 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if *calFile == "" {
 		vr, err := vision.NewReader(o)
 		if err != nil {
-			fmt.Fprintf(stderr, "read: %v\n", err)
+			fmt.Fprintf(stderr, "liarsd read: %v\n", err)
 			return 1
 		}
 		reader = vr
 	} else {
 		cal, err := calibration.Load(*calFile)
 		if err != nil {
-			fmt.Fprintf(stderr, "read: %v\n", err)
+			fmt.Fprintf(stderr, "liarsd read: %v\n", err)
 			return 1
 		}
 		// The calibration's options, where the command line does not say.
@@ -108,7 +114,7 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		}
 		co.StarDice, co.PlainDice = o.StarDice, o.PlainDice
 		if reader, err = cal.ReaderWith(co); err != nil {
-			fmt.Fprintf(stderr, "read: %v\n", err)
+			fmt.Fprintf(stderr, "liarsd read: %v\n", err)
 			return 1
 		}
 	}
@@ -118,7 +124,7 @@ func runRead(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	}
 	src, err := openReadCamera(*camera)
 	if err != nil {
-		fmt.Fprintf(stderr, "read: %v\n", err)
+		fmt.Fprintf(stderr, "liarsd read: %v\n", err)
 		return 1
 	}
 	defer src.Close()
@@ -132,11 +138,11 @@ func printResults(ctx context.Context, results iter.Seq[readResult], enc *json.E
 	code := 0
 	for res := range results {
 		if res.Error != "" {
-			fmt.Fprintf(stderr, "read: %s\n", res.Error)
+			fmt.Fprintf(stderr, "liarsd read: %s\n", res.Error)
 			code = 1
 		}
 		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(stderr, "read: %v\n", err)
+			fmt.Fprintf(stderr, "liarsd read: %v\n", err)
 			return 1
 		}
 	}

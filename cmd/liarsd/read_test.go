@@ -192,9 +192,13 @@ func TestReadBadInput(t *testing.T) {
 			t.Errorf("line %q: want image %q, an error with %q and an empty dice list (err %v)", l, bad[i].path, bad[i].want, err)
 		}
 	}
-	for _, args := range [][]string{{}, {"-view", "sideways", garbage}} {
-		if code := runRead(context.Background(), args, nil, &out, &errOut); code != 2 {
-			t.Errorf("runRead(%q): exit %d; want 2", args, code)
+	for _, args := range [][]string{{}, {"-view", "sideways", garbage}, {"-min-confidence", "2", garbage}, {"-min-confidence", "-1", garbage},
+		{"-min-confidence", "NaN", garbage}, {"-die-size", "-5", garbage}, {"-star-dice", "-plain-dice", garbage}} {
+		errOut.Reset()
+		out.Reset()
+		code := runRead(context.Background(), args, nil, &out, &errOut)
+		if code != 2 || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "liarsd read: ") {
+			t.Errorf("runRead(%q): exit %d, %d bytes out, stderr %q; want exit 2, nothing read, stderr starting \"liarsd read: \"", args, code, out.Len(), firstLine(errOut.String()))
 		}
 	}
 }

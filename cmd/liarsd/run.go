@@ -34,7 +34,7 @@ func runRun(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	broker := fs.String("broker", "", "external broker URL (tcp://host:1883, ssl://..., ws://...); overrides the file")
 	httpAddr := fs.String("http", web.DefaultListen, `address of the scoreboard, the venue dashboard and /metrics ("off": none)`)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: liarsd run [--config FILE] [--broker URL] [--check]\n\nReferees one table until interrupted. Without a broker in the file or\n--broker, an embedded broker listens on loopback. See docs/configuration.md.\nExit status 3: the journal is damaged (the message names the line; see\nliarsd journal).")
+		fmt.Fprintln(stderr, "usage: liarsd run [--config FILE] [--broker URL] [--check]\n\nReferees one table until interrupted. Without a broker in the file or\n--broker, an embedded broker listens on loopback. See docs/configuration.md.\nExit status 3: the journal is damaged, or lost lines whose effects were\npublished (the message names the line and the way out; see liarsd journal).")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args); done {

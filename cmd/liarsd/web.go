@@ -44,6 +44,9 @@ func runWeb(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if fs.NArg() != 0 {
 		return usageError(fs, stderr, "stray argument %q", fs.Arg(0))
 	}
+	if err := checkAddr(*listen); err != nil {
+		return usageError(fs, stderr, "--listen %q: %v", *listen, err)
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	s := web.Setup{Listen: *listen, Prefix: *prefix, Table: *table, WebSocket: *websocket, Journal: *journal,
 		HomeAssistant: *ha, Broker: *broker, Username: *user, Password: *password, Logger: log}

@@ -65,7 +65,7 @@ func BenchmarkChoose(b *testing.B) {
 // plays a solved table (two seats of two dice, after one bid), and of
 // strong-v1 at the same place.
 func BenchmarkChooseSolved(b *testing.B) {
-	v := DuelView(duel.Deal{D0: 2, D1: 2}, 1, []int{3, 5}, []int{7}, 2)
+	v := DuelView(duel.CommonHand, duel.Deal{D0: 2, D1: 2}, 1, []int{3, 5}, []int{7}, 2)
 	for _, level := range []string{"strong", "strong-v1"} {
 		b.Run(level, func(b *testing.B) {
 			s, err := New(level)

@@ -12,9 +12,9 @@
 // and otherwise makes the lowest raise it believes; "strong-v1" ranks every
 // legal option by its expected value (Rank) from exact binomial odds and
 // plays the best; "strong" plays the CFR+ equilibrium embedded for two
-// seats of common-hand with one or two dice a seat (package duel), and
-// elsewhere the odds player that reads every bid of the hand and mixes
-// close options; "beginner" is that odds player with its values blurred,
+// seats of common-hand with one or two dice a seat, and for two seats of
+// perudo with at most two dice each (package duel), and elsewhere the odds
+// player that reads every bid of the hand and mixes close options; "beginner" is that odds player with its values blurred,
 // as a person's are. Arena plays seeded games between strategies through a
 // real engine.Table and measures their win rates; Exploit measures a level
 // by its exact best response in the solved games.

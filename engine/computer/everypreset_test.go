@@ -49,7 +49,7 @@ func randomMixedStart(rng *rand.Rand, rules string) (engine.Action, map[string]S
 		d := 1 + rng.IntN(5)
 		a.Options.Dice = &d
 	}
-	if !p.StarDie && rng.IntN(3) == 0 {
+	if !p.StarDie && !p.WildOnes && rng.IntN(3) == 0 {
 		w := "ones"
 		a.Options.Wild = &w
 	}
@@ -66,6 +66,9 @@ func randomMixedStart(rng *rand.Rand, rules string) (engine.Action, map[string]S
 	case "classic":
 		ante := rng.IntN(3)
 		a.Options.Ante = &ante
+	case "perudo":
+		calza, palifico := rng.IntN(4) > 0, rng.IntN(4) > 0
+		a.Options.Calza, a.Options.Palifico = &calza, &palifico
 	}
 	return a, levels
 }

@@ -56,7 +56,7 @@ func legalMoves(v View) []move {
 		moves = appendBids(moves, v, p)
 		if s.Bid != nil {
 			moves = append(moves, move{typ: engine.ActChallenge})
-			if p.SpotOn != engine.SpotOnNone {
+			if p.SpotOn != engine.SpotOnNone && (s.Calza == nil || *s.Calza) {
 				moves = append(moves, move{typ: engine.ActSpotOn})
 			}
 		}
@@ -70,14 +70,19 @@ func legalMoves(v View) []move {
 	return moves
 }
 
-// appendBids appends every bid that the rules allow now.
+// appendBids appends every bid that the rules allow now: the engine's own
+// rules for a first bid (Preset.Opens) and a raise (Preset.RaisesIn), in a
+// palifico hand or not.
 func appendBids(moves []move, v View, p *engine.Preset) []move {
 	s := v.Snapshot
 	inPlay := v.diceInPlay()
 	moves = slices.Grow(moves, inPlay*s.Sides+3)
 	for q := 1; q <= inPlay; q++ {
 		for f := 1; f <= s.Sides; f++ {
-			if s.Bid != nil && !p.Raise.Raises(s.Bid.Quantity, s.Bid.Face, q, f) {
+			if s.Bid == nil && !p.Opens(s.Palifico, f) {
+				continue
+			}
+			if s.Bid != nil && !p.RaisesIn(s.Palifico, s.Bid.Quantity, s.Bid.Face, q, f) {
 				continue
 			}
 			moves = append(moves, move{typ: engine.ActBid, q: q, f: f})

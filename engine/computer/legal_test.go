@@ -10,7 +10,10 @@ import (
 )
 
 // tableWithBid starts a two-seat (three in endurance) game of the preset in
-// which the first seat has bid (q, f); the second seat is to act.
+// which the first seat has bid (q, f); the second seat is to act. Where the
+// preset does not open on f (perudo's ones), the first seat opens one 2
+// and the second raises to (q, f): the seats come back in the order bidder,
+// seat to act.
 func tableWithBid(t *testing.T, rules string, dice, q, f int) (*engine.Table, []string) {
 	t.Helper()
 	p := engine.Presets[rules]
@@ -26,6 +29,15 @@ func tableWithBid(t *testing.T, rules string, dice, q, f int) (*engine.Table, []
 	if _, err := tb.Apply(a); err != nil {
 		t.Fatalf("%s: new_game: %v", rules, err)
 	}
+	if !p.Opens(false, f) {
+		if _, err := tb.Apply(engine.Action{Type: engine.ActBid, Seat: seats[0], Quantity: 1, Face: 2}); err != nil {
+			t.Fatalf("%s: opening bid: %v", rules, err)
+		}
+		if _, err := tb.Apply(engine.Action{Type: engine.ActBid, Seat: seats[1], Quantity: q, Face: f}); err != nil {
+			t.Fatalf("%s: bid %d of %d: %v", rules, q, f, err)
+		}
+		return tb, []string{seats[1], seats[0]}
+	}
 	if _, err := tb.Apply(engine.Action{Type: engine.ActBid, Seat: seats[0], Quantity: q, Face: f}); err != nil {
 		t.Fatalf("%s: opening bid %d of %d: %v", rules, q, f, err)
 	}
@@ -40,17 +52,17 @@ func TestRaisesMatchEngine(t *testing.T) {
 		p := engine.Presets[rules]
 		t.Run(rules, func(t *testing.T) {
 			const dice = 4
-			tb, seats := tableWithBid(t, rules, dice, 1, 1)
+			tb, _ := tableWithBid(t, rules, dice, 1, 2)
 			inPlay, sides := 0, tb.Snapshot().Sides
 			for _, n := range tb.DiceInPlay() {
 				inPlay += n
 			}
 			for q0 := 1; q0 <= inPlay; q0++ {
 				for f0 := 1; f0 <= sides; f0++ {
-					tb, _ = tableWithBid(t, rules, dice, q0, f0)
+					tb, seats := tableWithBid(t, rules, dice, q0, f0)
 					for q := 1; q <= inPlay; q++ {
 						for f := 1; f <= sides; f++ {
-							want := p.Raise.Raises(q0, f0, q, f)
+							want := p.RaisesIn(false, q0, f0, q, f)
 							_, err := tb.Apply(engine.Action{Type: engine.ActBid, Seat: seats[1], Quantity: q, Face: f})
 							var rej *engine.Rejection
 							switch {

@@ -202,7 +202,9 @@ func (e *evaluator) reads(seat string, face int) int {
 	// face are forced more than chosen, and reading them was measured to
 	// mislead (against strong-v1: three seats of tavern 32% reading them,
 	// 68% not, fair 67%; four of classic 26%, 53%, fair 50%).
-	everyBid := e.p.Raise == engine.RaiseQuantityOrFace || e.p.Raise == engine.RaiseTrack
+	// In perudo's palifico hand the face is locked: every bid after the
+	// first is on it, forced, so only the standing bid is read.
+	everyBid := (e.p.Raise == engine.RaiseQuantityOrFace || e.p.Raise == engine.RaiseTrack) && !s.Palifico
 	if !e.m.EveryBid || e.v.Bids == nil || !everyBid {
 		if s.Bid != nil && s.Bid.Seat == seat && s.Bid.Face == face {
 			return 1

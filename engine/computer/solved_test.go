@@ -10,10 +10,12 @@ import (
 )
 
 func TestEmbeddedSolutions(t *testing.T) {
-	sols := solutions()
-	for start := 1; start <= 2; start++ {
-		if sols[start] == nil || sols[start].Start != start {
-			t.Fatalf("embedded solution of %d dice a seat: missing or of other dice", start)
+	for _, r := range []*duel.Rules{duel.CommonHand, duel.Perudo} {
+		sols := solutions()[r]
+		for start := 1; start <= 2; start++ {
+			if sols[start] == nil || sols[start].Start != start || sols[start].Rules != r {
+				t.Fatalf("embedded solution of %s with %d dice a seat: missing, or of other rules or dice", r.Name, start)
+			}
 		}
 	}
 }
@@ -35,7 +37,7 @@ func TestExploitOneDie(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := Exploit(s, 1, 50, 1, 1<<20)
+		e, err := Exploit(s, "common-hand", 1, 50, 1, 1<<20)
 		if err != nil {
 			t.Fatalf("%s: %v", c.level, err)
 		}
@@ -119,7 +121,7 @@ func TestTavernEnds(t *testing.T) {
 // TestDuelStateRefuses checks that views the solution does not cover, or
 // that do not add up, fall to the odds player without a panic.
 func TestDuelStateRefuses(t *testing.T) {
-	good := func() View { return DuelView(duel.Deal{D0: 2, D1: 2}, 1, []int{3, 5}, []int{7}, 2) }
+	good := func() View { return DuelView(duel.CommonHand, duel.Deal{D0: 2, D1: 2}, 1, []int{3, 5}, []int{7}, 2) }
 	tests := []struct {
 		name string
 		edit func(v *View)
@@ -142,7 +144,7 @@ func TestDuelStateRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v := good()
 			tt.edit(&v)
-			_, _, _, _, ok := duelState(v)
+			_, _, _, _, _, ok := duelState(v)
 			if ok != tt.ok {
 				t.Fatalf("got %v; want %v", ok, tt.ok)
 			}
@@ -164,7 +166,7 @@ func TestBestResponseThroughEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, br, err := BestResponder(s, 1, 50, 1, 1<<20)
+		e, br, err := BestResponder(s, "common-hand", 1, 50, 1, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -199,6 +199,9 @@ func bidOrder(rule engine.RaiseRule, a, b move) int {
 // exactly.
 type Leveled struct {
 	Model Model
+	// Tuned replaces Model at the tables of a preset (by name) where the
+	// arena found other numbers better (perudo: docs/computer.md).
+	Tuned map[string]Model
 	Noise float64
 	// ShowDice: after its own star-board bid, show the hidden dice that
 	// count for it and reroll the others (their chance to count then rises
@@ -301,7 +304,11 @@ func (l Leveled) Choose(v View, rng *rand.Rand) engine.Action {
 // scored values the view's legal moves, leaving out with Fresh the bids
 // already made in the hand (unless nothing else is left).
 func (l Leveled) scored(v View) []scored {
-	sc := l.Model.score(v)
+	m, ok := l.Tuned[v.Snapshot.Rules]
+	if !ok {
+		m = l.Model
+	}
+	sc := m.score(v)
 	if !l.Fresh || len(v.Bids) == 0 {
 		return sc
 	}

@@ -108,6 +108,8 @@ type options struct {
 	Games      *wholeNumber `json:"games"`
 	Purse      *wholeNumber `json:"purse"`
 	Ante       *wholeNumber `json:"ante"`
+	Calza      *bool        `json:"calza"`
+	Palifico   *bool        `json:"palifico"`
 }
 
 // Decode parses one record line into an action. A line that is not a JSON
@@ -288,7 +290,7 @@ func decodeComputers(a *engine.Action, l line) *engine.Rejection {
 func (o *options) engine() engine.Options {
 	var e engine.Options
 	e.Dice, e.Sides, e.Games, e.Purse, e.Ante = intPtr(o.Dice), intPtr(o.Sides), intPtr(o.Games), intPtr(o.Purse), intPtr(o.Ante)
-	e.Wild, e.DieHard, e.ShowReroll = o.Wild, o.DieHard, o.ShowReroll
+	e.Wild, e.DieHard, e.ShowReroll, e.Calza, e.Palifico = o.Wild, o.DieHard, o.ShowReroll, o.Calza, o.Palifico
 	return e
 }
 

@@ -112,6 +112,12 @@ func optionMap(o engine.Options) map[string]any {
 	if o.Ante != nil {
 		m["ante"] = *o.Ante
 	}
+	if o.Calza != nil {
+		m["calza"] = *o.Calza
+	}
+	if o.Palifico != nil {
+		m["palifico"] = *o.Palifico
+	}
 	if len(m) == 0 {
 		return nil
 	}

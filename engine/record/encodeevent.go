@@ -45,6 +45,9 @@ func (e *eventEncoder) appendEvent(b []byte, ev engine.Event) (_ []byte, ok bool
 		b = appendInt(b, ",\"hand\":", v.Hand)
 		b = e.field(b, "opener", v.Opener)
 		b = e.counts(append(b, ",\"dice\":"...), v.Dice)
+		if v.Palifico != nil {
+			b = strconv.AppendBool(append(b, ",\"palifico\":"...), *v.Palifico)
+		}
 	case *engine.Folded:
 		b = e.head(b, v.Header)
 		b = e.field(b, "seat", v.Seat)

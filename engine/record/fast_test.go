@@ -135,6 +135,10 @@ func TestDecodeFastSameAsStrict(t *testing.T) {
 		`{"type":"new_game","rules":"kids"}`,
 		`{"type":"new_game"}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":999999999999999999,"options":{"dice":5,"purse":0,"wild":"ones","die_hard":true,"show_reroll":false,"games":3,"ante":1,"sides":6}}`,
+		`{"type":"new_game","rules":"perudo","seats":["A","B","C"],"options":{"dice":3,"calza":false,"palifico":true}}`,
+		`{"type":"new_game","rules":"perudo","seats":["A","B","C"],"options":{"calza":"no"}}`,
+		`{"type":"new_game","rules":"perudo","seats":["A","B","C"],"options":{"palifico":1}}`,
+		`{"type":"new_game","rules":"perudo","seats":["A","B","C"],"options":{"calza":true,"calza":false}}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":9223372036854775807}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":-9223372036854775807}`,
 		`{"type":"new_game","rules":"tavern","seats":["A","B"],"seed":9223372036854775808}`,
@@ -246,7 +250,7 @@ func generatedLine(r *rand.Rand) string {
 		if r.IntN(2) == 0 {
 			var opts []string
 			for range r.IntN(4) {
-				opts = append(opts, pick(`"dice"`, `"sides"`, `"games"`, `"purse"`, `"ante"`, `"die_hard"`, `"show_reroll"`, `"wild"`, `"Dice"`, `"x"`)+
+				opts = append(opts, pick(`"dice"`, `"sides"`, `"games"`, `"purse"`, `"ante"`, `"die_hard"`, `"show_reroll"`, `"wild"`, `"calza"`, `"palifico"`, `"Dice"`, `"x"`)+
 					":"+pick(num(), "true", "false", `"ones"`, `"none"`, `"all"`))
 			}
 			fields = append(fields, `"options":`+pick("{"+strings.Join(opts, ",")+"}", "null", "[]"))
@@ -414,12 +418,15 @@ func adjudicateDiff(rec string) string {
 // nil maps and lists, left-out fields, strings to escape.
 func TestEventEncoderSameAsJSON(t *testing.T) {
 	one, zero := 1, 0
+	yes, no := true, false
 	odd := "a\"b\\c\u2028é<>&\x01\n\t\x7f\xff"
 	events := []engine.Event{
 		&engine.Rejected{Header: engine.Header{Type: engine.EvRejected, Seq: 1}, Line: 3, Reason: engine.BidNotHigher, Message: `two 2s does not raise "two 3s"`},
 		&engine.Rejected{Header: engine.Header{Type: engine.EvRejected, Seq: 2}, Reason: engine.BadInput, Message: odd},
 		&engine.HandStarted{Header: engine.Header{Type: engine.EvHandStarted, Seq: 3}, Game: 1, Hand: 2, Opener: "b", Dice: map[string]int{"b": 5, "a": 4, "B": 1, odd: -2}},
 		&engine.HandStarted{Header: engine.Header{Type: engine.EvHandStarted}},
+		&engine.HandStarted{Header: engine.Header{Type: engine.EvHandStarted, Seq: 6}, Game: 1, Hand: 3, Opener: "a", Dice: map[string]int{"a": 1}, Palifico: &yes},
+		&engine.HandStarted{Header: engine.Header{Type: engine.EvHandStarted, Seq: 7}, Game: 1, Hand: 4, Opener: "a", Dice: map[string]int{"a": 1}, Palifico: &no},
 		&engine.Folded{Header: engine.Header{Type: engine.EvFolded, Seq: 4}, Seat: "a", Dice: map[string]int{"a": -1}, Out: []string{}},
 		&engine.Folded{Header: engine.Header{Type: engine.EvFolded}, Out: []string{"a", odd}},
 		&engine.Revealed{Header: engine.Header{Type: engine.EvRevealed}, Dice: map[string][]int{"b": {6, 1}, "a": {}, "c": nil}},

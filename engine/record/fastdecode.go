@@ -477,6 +477,10 @@ func fastOptions(v []byte) (o engine.Options, ok bool) {
 			return setOnce(&o.DieHard, fastBool(value))
 		case "show_reroll":
 			return setOnce(&o.ShowReroll, fastBool(value))
+		case "calza":
+			return setOnce(&o.Calza, fastBool(value))
+		case "palifico":
+			return setOnce(&o.Palifico, fastBool(value))
 		case "wild":
 			w, ok := fastString(value)
 			return ok && setOnce(&o.Wild, &w)

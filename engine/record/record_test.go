@@ -72,6 +72,9 @@ func TestDecode(t *testing.T) {
 		{line: `{"type":"new_game","rules":5}`, reason: engine.BadInput},
 		{line: `{"type":"new_game","rules":"kids","options":[]}`, reason: engine.BadInput},
 		{line: `{"type":"new_game","rules":"kids","options":{"die_hard":"yes"}}`, reason: engine.BadInput},
+		{line: `{"type":"new_game","rules":"perudo","options":{"calza":"yes"}}`, reason: engine.BadInput},
+		{line: `{"type":"new_game","rules":"perudo","options":{"palifico":null,"calza":false}}`,
+			want: engine.Action{Type: "new_game", Rules: "perudo", Options: engine.Options{Calza: ptr(false)}}},
 		{line: `{"type":"new_game","rules":"kids","options":{"sides":1}}`, reason: engine.BadInput},
 		// "seat" is a field of the acting seat's lines only: on a reveal,
 		// an opening roll or a new_game it is a field the reader does not
@@ -155,7 +158,7 @@ func TestDecodeMessages(t *testing.T) {
 		{`{"type":"reveal","dice":{"A":[1.5]}}`, `field "dice" must be an integer`},
 		{`{"type":"reveal","dice":{"A":null,"B":[3]}}`, `field "dice" must give "A" a list of faces, not null`},
 		{`{"type":"opening_roll","dice":{"A":null}}`, `field "dice" must give "A" a list of faces, not null`},
-		{`{"type":"new_game","rules":"kids","seats":["A","B"],"options":{"x":1,"Dice":3,"y":2}}`, `unknown option "Dice" (options are dice, sides, wild, die_hard, show_reroll, games, purse, ante)`},
+		{`{"type":"new_game","rules":"kids","seats":["A","B"],"options":{"x":1,"Dice":3,"y":2}}`, `unknown option "Dice" (options are dice, sides, wild, die_hard, show_reroll, games, purse, ante, calza, palifico)`},
 		{`{"type":"reveal","dice":{"Zed":null,"Bee":null,"Cy":null}}`, `field "dice" must give "Bee" a list of faces, not null`},
 		{`{"type":"new_game","rules":"classic","seats":["A","B"],"computer":{"Z":{"insight":99},"C":{"insight":99}}}`, `computer seat "C": insight must be 0 to 20`},
 		{"{\"type\":\"new_game\",\"rules\":\"kids\",\"seats\":[\"A\",\"B\xffB\"]}", `the line is not UTF-8 text`},

@@ -75,6 +75,9 @@ func TestErrorsNameTheSetting(t *testing.T) {
 		{"table: 'my table'", "table:"},
 		{"rules: poker", `rules: no preset "poker"`},
 		{"rules: kids\noptions: {dice: 3}\nseats: [{name: a}, {name: b}]", "kids does not take the option"},
+		{"rules: common-hand\noptions: {calza: false}\nseats: [{name: a}, {name: b}]", `common-hand does not take the option "calza"`},
+		{"rules: perudo\noptions: {wild: none}\nseats: [{name: a}, {name: b}]", `perudo does not take the option "wild"`},
+		{"rules: perudo\noptions: {palifico: sometimes}\nseats: [{name: a}, {name: b}]", "palifico"},
 		{"seats: [{name: a}]", "star-board is played by 2 to 6 seats"},
 		{"seats: [{name: a}, {name: a}]", "named twice"},
 		{"broker: {url: 'http://x'}", `broker.url: scheme "http"`},
@@ -272,5 +275,17 @@ func TestExamplePasswordBeyondLoopback(t *testing.T) {
 	}
 	if _, err := Decode(strings.NewReader(conf("127.0.0.1:1883"))); err != nil {
 		t.Errorf("on loopback: got %v; want it accepted", err)
+	}
+}
+
+// TestPerudoTable: a perudo table with its options is a configuration the
+// referee takes, and its new_game carries them.
+func TestPerudoTable(t *testing.T) {
+	c, err := Decode(strings.NewReader("rules: perudo\noptions: {dice: 3, calza: false, palifico: true}\nseats: [{name: ann}, {name: bob}, {name: cy}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(c.NewGameLine()), `{"options":{"calza":false,"dice":3,"palifico":true},"rules":"perudo","seats":["ann","bob","cy"],"type":"new_game"}`; got != want {
+		t.Errorf("new_game: got %s; want %s", got, want)
 	}
 }

@@ -75,3 +75,42 @@ func get(t *testing.T, url string) string {
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
 }
+
+// A stop (SIGTERM) while the broker cannot be reached is a clean stop:
+// Run returns nil at once, and the log says what was not delivered and
+// that it is kept. It once waited out FlushTimeout and ended in an error,
+// "1 messages not delivered" (liarsd run's exit 1), though nothing was
+// lost.
+func TestAStopWithTheBrokerAwayIsClean(t *testing.T) {
+	c := testConfig(t, fmt.Sprintf("tcp://127.0.0.1:%d", mqtttest.FreePort(t)))
+	logs := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, c, daemon.Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), FlushTimeout: 10 * time.Second})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(logs.String(), "mqtt: connecting to the broker failed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("log:\n%s\nwant a failed connection attempt", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopped := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: got %v; want a clean stop", err)
+		}
+		if took := time.Since(stopped); took > 2*time.Second {
+			t.Errorf("the stop took %v; want no wait for a broker that cannot be reached", took)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the daemon does not stop")
+	}
+	if l := logs.String(); !strings.Contains(l, `level=WARN msg="daemon: stopped with messages not delivered; each is kept`) || !strings.Contains(l, "states=1") {
+		t.Errorf("log:\n%s\nwant what was kept said", l)
+	}
+}

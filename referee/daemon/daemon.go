@@ -98,8 +98,9 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	// journal's newest checkpoint before it, and a journal that ends
 	// before it lost lines whose events were published.
 	wm := mqtt.ReadWatermark(c.MQTTStoreDir())
+	published := journal.Published{Journal: wm.Journal, Seq: wm.Seq, Lines: wm.Lines, Source: mqtt.WatermarkPath(c.MQTTStoreDir())}
 	j, resume, err := journal.Open(c.JournalPath(), journal.Options{NoSync: o.NoSync, SegmentLines: c.JournalSegmentLines,
-		Published: journal.Published{Journal: wm.Journal, Seq: wm.Seq}})
+		Published: published})
 	if err != nil {
 		return fmt.Errorf("daemon: %w", err)
 	}
@@ -123,7 +124,11 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 			TCP: c.Broker.Embedded.Listen, WebSocket: ws, Users: c.Broker.Embedded.Users,
 			Prefix: c.Broker.Prefix, Table: c.Table, Store: filepath.Join(c.MQTTStoreDir(), "broker.db"),
 			ClientIDs: []string{c.Broker.ClientID, homeassistant.DefaultClientID(c.Table)},
-			Logger:    log.With("component", "broker"),
+			// A command published before the referee's first subscription
+			// (a table's first start) is refused rather than acknowledged
+			// and dropped.
+			AwaitReferee: true,
+			Logger:       log.With("component", "broker"),
 		})
 		if err != nil {
 			return err
@@ -286,12 +291,10 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	if wm.Journal != "" && wm.Journal == j.ID() && (r.JournalSeq() < wm.Seq || j.Lines() < wm.Lines) {
-		return fmt.Errorf("daemon: the journal %s ends at record line %d (seq %d), but the broker acknowledged this journal's state after record line %d "+
-			"and its events up to seq %d: lines whose effects were published are missing (was the journal cut?). Stop, and restore the journal from a backup; "+
-			"if its lines are lost for good, remove %s and the referee publishes the journal's events again from seq 1 "+
-			"(subscribers then see seqs after %d again, with other events): %w",
-			j.Path(), j.Lines(), r.JournalSeq(), wm.Lines, wm.Seq, mqtt.WatermarkPath(c.MQTTStoreDir()), r.JournalSeq(), journal.ErrDamaged)
+	// The replay tells the seq the journal's events end at: held against
+	// the last event the broker acknowledged, as liarsd journal check does.
+	if d := journal.Missing(resume.Found, published, r.JournalSeq()); d != nil {
+		return fmt.Errorf("daemon: %w", d)
 	}
 	if len(resume.Torn) > 0 {
 		// Not synced when the power went, so never published: had it
@@ -339,7 +342,16 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	closers = append(closers, func() error {
 		fctx, cancel := context.WithTimeout(context.Background(), o.FlushTimeout)
 		defer cancel()
-		return client.Close(fctx)
+		err := client.Close(fctx)
+		var u *mqtt.UndeliveredError
+		if errors.As(err, &u) {
+			// A clean stop all the same: nothing is lost.
+			log.Warn("daemon: stopped with messages not delivered; each is kept: the events are in the journal and the next start "+
+				"publishes them again, the replies' commands were not acknowledged and the broker delivers them again (answered as then), "+
+				"the state is published again at the start", "err", err, "events", u.Events, "states", u.States, "replies", u.Replies, "others", u.Others)
+			return nil
+		}
+		return err
 	})
 	if rig != nil && rig.Buttons != nil {
 		wg.Add(1)
@@ -419,9 +431,20 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 // may block on paho, so they run on goroutines of their own.
 func commandHandler(submit func(payload []byte, redelivered bool, reply func(referee.Reply)) error, reply func(b []byte, published func()), log *slog.Logger) func(payload []byte, redelivered bool, ack func()) {
 	return func(payload []byte, redelivered bool, ack func()) {
+		var id json.RawMessage // for the debug lines: tests kill the process at each
+		if log.Enabled(context.Background(), slog.LevelDebug) {
+			id = referee.CommandID(payload)
+		}
+		log.Debug("daemon: a command received", "id", id, "redelivered", redelivered)
 		answer := func(rep referee.Reply) {
 			b, _ := json.Marshal(rep)
-			reply(b, func() { go ack() }) // queued, in the order of the answers
+			reply(b, func() { // queued, in the order of the answers
+				go func() {
+					log.Debug("daemon: a command answered; acknowledging it to the broker", "id", id)
+					ack()
+					log.Debug("daemon: a command acknowledged to the broker", "id", id)
+				}()
+			})
 		}
 		err := submit(payload, redelivered, answer)
 		switch {

@@ -41,28 +41,56 @@ func segmentLines(t *testing.T, path string) []string {
 
 // A journal damaged before its tail stops the daemon, naming the journal,
 // the file and the line and how to recover, with journal.ErrDamaged (liarsd
-// run exits 3): ten bytes of a line overwritten (its checksum), or the
-// journal cut inside a line whose successors' effects the broker had
-// acknowledged (the watermark). A last line torn by a power cut is the
-// one repair done silently: the table starts, and what it publishes is
+// run exits 3): ten bytes of a line overwritten (its checksum), also in a
+// segment before the checkpoint a start resumes from (once left to liarsd
+// journal check); the journal cut inside a line whose successors' effects
+// the broker had acknowledged (the watermark), or its published last line
+// cut in half; and a journal gone (every segment deleted, or its folder
+// replaced by an empty file) while the watermark says it published, which
+// a start once took for a new journal, publishing seq 1 onward again with
+// other events. A last line torn by a power cut before it was published is
+// the one repair done silently: the table starts, and what it publishes is
 // liarsd adjudicate of the journal.
 func TestADamagedJournalStopsTheDaemon(t *testing.T) {
 	cases := []struct {
 		name   string
-		damage func(t *testing.T, seg string)
+		damage func(t *testing.T, dir string)
 		want   []string // in the error; none: the daemon starts
 	}{
-		{"ten bytes of a middle line overwritten", func(t *testing.T, seg string) {
+		{"ten bytes of a middle line overwritten", func(t *testing.T, dir string) {
+			seg := lastSegment(t, dir)
 			lines := segmentLines(t, seg)
 			lines[1] = lines[1][:20] + "0123456789" + lines[1][30:]
 			writeSegment(t, seg, strings.Join(lines, ""))
 		}, []string{"line 2 of", "checksum does not match", "liarsd journal repair --cut"}},
-		{"cut inside a middle line", func(t *testing.T, seg string) {
+		{"a line of an older segment overwritten", func(t *testing.T, dir string) {
+			seg := filepath.Join(dir, "000001.journal")
+			lines := segmentLines(t, seg)
+			lines[2] = lines[2][:20] + "0123456789" + lines[2][30:]
+			writeSegment(t, seg, strings.Join(lines, ""))
+		}, []string{"line 3 of", "000001.journal (record line 2)", "checksum does not match", "liarsd journal repair --cut"}},
+		{"cut inside a middle line", func(t *testing.T, dir string) {
+			seg := lastSegment(t, dir)
 			lines := segmentLines(t, seg)
 			writeSegment(t, seg, lines[0]+lines[1][:25])
-		}, []string{"ends at record line 20", "acknowledged this journal's state after record line 22", "watermark.json"}},
-		{"a torn last line", func(t *testing.T, seg string) {
-			f, err := os.OpenFile(seg, os.O_WRONLY|os.O_APPEND, 0)
+		}, []string{"ends at record line 20", "its state after record line 22", "watermark.json", "liarsd journal new"}},
+		{"the last line, published, cut in half", func(t *testing.T, dir string) {
+			seg := lastSegment(t, dir)
+			lines := segmentLines(t, seg)
+			writeSegment(t, seg, lines[0]+lines[1]+lines[2][:25])
+		}, []string{"ends at record line 21", "cut short", "its state after record line 22", "liarsd journal new"}},
+		{"every segment deleted", func(t *testing.T, dir string) {
+			names, _ := filepath.Glob(filepath.Join(dir, "*.journal"))
+			for _, n := range names {
+				os.Remove(n)
+			}
+		}, []string{"it is gone", "up to seq 10", "liarsd journal new"}},
+		{"the folder replaced by an empty file", func(t *testing.T, dir string) {
+			os.RemoveAll(dir)
+			writeSegment(t, dir, "")
+		}, []string{"an empty journal", "liarsd journal new"}},
+		{"a torn last line", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(lastSegment(t, dir), os.O_WRONLY|os.O_APPEND, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +112,7 @@ func TestADamagedJournalStopsTheDaemon(t *testing.T) {
 			if wm := mqtt.ReadWatermark(c.MQTTStoreDir()); wm.Lines != 22 || wm.Journal == "" {
 				t.Fatalf("watermark: got %+v; want the state after line 22, with the journal's id", wm)
 			}
-			tc.damage(t, lastSegment(t, c.JournalPath()))
+			tc.damage(t, c.JournalPath())
 			if tc.want == nil {
 				d := runDaemon(t, c)
 				if rep, err := d.ref.Do(context.Background(), []byte(`{"type":"leave","seat":"zed"}`), referee.SourceOperator); err != nil || rep.OK {

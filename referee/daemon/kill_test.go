@@ -73,6 +73,40 @@ func (k killAt) WithGroup(name string) slog.Handler {
 	return killAt{Handler: k.Handler.WithGroup(name), line: k.line}
 }
 
+// killOnEnv, in a child daemon's environment, makes it kill -9 itself at
+// the first log record (of any level) with this message (see killOn).
+const killOnEnv = "LIARSD_DAEMON_TEST_KILL_ON"
+
+// killOn is a log handler that kills its own process with SIGKILL at the
+// first record whose message is msg, debug records included (the daemon
+// logs each step of a command at debug level); the others it passes on
+// at the level of the handler it wraps.
+type killOn struct {
+	slog.Handler
+	msg string
+}
+
+func (k killOn) Enabled(context.Context, slog.Level) bool { return true }
+
+func (k killOn) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == k.msg {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal is on its way
+	}
+	if !k.Handler.Enabled(ctx, r.Level) {
+		return nil
+	}
+	return k.Handler.Handle(ctx, r)
+}
+
+func (k killOn) WithAttrs(as []slog.Attr) slog.Handler {
+	return killOn{Handler: k.Handler.WithAttrs(as), msg: k.msg}
+}
+
+func (k killOn) WithGroup(name string) slog.Handler {
+	return killOn{Handler: k.Handler.WithGroup(name), msg: k.msg}
+}
+
 func runChild(path string) int {
 	c, err := config.Load(path)
 	if err != nil {
@@ -84,6 +118,9 @@ func runChild(path string) int {
 	var h slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})
 	if at := os.Getenv(killAtEnv); at != "" {
 		h = killAt{Handler: h, line: at}
+	}
+	if msg := os.Getenv(killOnEnv); msg != "" {
+		h = killOn{Handler: h, msg: msg}
 	}
 	log := slog.New(h)
 	if err := daemon.Run(ctx, c, daemon.Options{Logger: log}); err != nil {
@@ -107,6 +144,18 @@ type tableDriver struct {
 	// turn (common-hand only when empty).
 	presets []string
 	games   int
+	// once, when set, publishes the commands instead of sub's client,
+	// never sending one again (oncePublisher); acked are those the broker
+	// acknowledged.
+	once  *oncePublisher
+	acked []ackedCommand
+}
+
+// ackedCommand is a command the broker acknowledged: its id as compact
+// JSON, and when.
+type ackedCommand struct {
+	ID string
+	At time.Time
 }
 
 // newGame is the command that starts the driver's next game: three seats,
@@ -203,8 +252,13 @@ func (d *tableDriver) step(t *testing.T) {
 	d.seq++
 	m["id"] = d.seq
 	b, _ := json.Marshal(m)
-	tok := d.sub.Client().Publish("liarsdice/t1/cmd", 1, false, b)
-	tok.WaitTimeout(2 * time.Second)
+	if d.once != nil {
+		if d.once.publish("liarsdice/t1/cmd", b, 2*time.Second) {
+			d.acked = append(d.acked, ackedCommand{fmt.Sprint(d.seq), time.Now()})
+		}
+	} else {
+		d.sub.Client().Publish("liarsdice/t1/cmd", 1, false, b).WaitTimeout(2 * time.Second)
+	}
 	// Wait for a newer state (or give up and look again).
 	deadline := time.Now().Add(400 * time.Millisecond)
 	for time.Now().Before(deadline) {

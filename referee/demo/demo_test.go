@@ -65,7 +65,10 @@ var seatShown = regexp.MustCompile(`^\.seats\[\d+\]\.shown$`)
 // any topic or in any log line: the demo's computer seats included. Faces
 // may appear only in revealed and corrected events, in the state's shown
 // dice and correctable (revealed) dice, and in log lines of reveals, shows
-// and opening rolls.
+// and opening rolls. The camera misses a die at half the reveals, so that
+// reveals settle with unconfirmed dice, whose lists (positions, never
+// faces) appear in revealed events and in the state's last_unconfirmed and
+// correctable.
 func TestNoHiddenFaceOnMQTTOrInLogs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays whole games through the camera")
@@ -79,7 +82,7 @@ func TestNoHiddenFaceOnMQTTOrInLogs(t *testing.T) {
 			defer cancel()
 			err := demo.Run(ctx, demo.Options{
 				Rules: rules, Seats: 3, Options: map[string]any{"dice": 2}, Broker: m.URL(), Table: "spied",
-				Seed: 5, Pace: 0, Games: 1, Out: out, BoardMode: "off",
+				Seed: 5, Pace: 0, Games: 1, Out: out, BoardMode: "off", Doubt: 0.5, OperatorAfter: time.Second,
 				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 			})
 			if err != nil {
@@ -96,7 +99,7 @@ func TestNoHiddenFaceOnMQTTOrInLogs(t *testing.T) {
 				}
 				return false
 			})
-			revealed := 0
+			revealed, unconfirmed := 0, 0
 			for _, msg := range msgs {
 				var v any
 				discovery := strings.HasPrefix(msg.Topic, "homeassistant/")
@@ -109,6 +112,9 @@ func TestNoHiddenFaceOnMQTTOrInLogs(t *testing.T) {
 				isRevealed := strings.HasSuffix(msg.Topic, "/events") && bytes.Contains(msg.Payload, []byte(`"type":"revealed"`))
 				if isRevealed {
 					revealed++
+					if bytes.Contains(msg.Payload, []byte(`"unconfirmed":`)) {
+						unconfirmed++
+					}
 				}
 				isCorrected := strings.HasSuffix(msg.Topic, "/events") && bytes.Contains(msg.Payload, []byte(`"type":"corrected"`))
 				// Discovery configs hold templates, not data: only their
@@ -116,9 +122,14 @@ func TestNoHiddenFaceOnMQTTOrInLogs(t *testing.T) {
 				intArrays("", v, !discovery, func(path string, arr []any) {
 					switch {
 					case isRevealed && strings.HasPrefix(path, ".dice."):
+					case isRevealed && strings.HasPrefix(path, ".unconfirmed."):
+						// Positions in the seat's dice, not faces.
+					case strings.HasSuffix(msg.Topic, "/state") && strings.HasPrefix(path, ".last_unconfirmed."):
+						// The last reveal's unconfirmed dice: positions.
 					case isCorrected && strings.HasPrefix(path, ".dice."):
 					case strings.HasSuffix(msg.Topic, "/state") && strings.HasPrefix(path, ".correctable.dice."):
 						// The hand a correction would correct: its dice were revealed.
+					case strings.HasSuffix(msg.Topic, "/state") && strings.HasPrefix(path, ".correctable.unconfirmed."):
 					case strings.HasSuffix(msg.Topic, "/state") && seatShown.MatchString(path):
 					default:
 						t.Errorf("%s: faces at %s: %v in %s", msg.Topic, path, arr, msg.Payload)
@@ -128,6 +139,7 @@ func TestNoHiddenFaceOnMQTTOrInLogs(t *testing.T) {
 			if revealed == 0 {
 				t.Fatal("no reveal in a whole game")
 			}
+			t.Logf("%d reveals, %d of them with unconfirmed dice", revealed, unconfirmed)
 			faces := regexp.MustCompile(`\[\d+( \d+)*\]|\[\d+(,\d+)*\]`)
 			for _, line := range strings.Split(logs.String(), "\n") {
 				if !faces.MatchString(line) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -26,8 +27,12 @@ type Driver struct {
 	// Pace is the pause before each move, so people can follow.
 	Pace time.Duration
 	// OperatorAfter is how long a reveal may wait for the camera before the
-	// operator types it in.
+	// operator types it in (0: never; a person does, at the operator page).
 	OperatorAfter time.Duration
+	// CorrectWindow is the least time from an accepted reveal or
+	// correction to the next hand's first bid: the time a correction has
+	// (the pace when shorter).
+	CorrectWindow time.Duration
 	// Games stops after this many games (0: until ctx is done).
 	Games int
 	// Reveals stops after this many reveals (0: no limit).
@@ -49,7 +54,9 @@ type Driver struct {
 	games   int
 	reveals int
 	revealT time.Time
-	done    chan struct{}
+	// settledAt is when the last reveal or correction was accepted.
+	settledAt time.Time
+	done      chan struct{}
 }
 
 // Observe takes the referee's changes; pass it as the referee's Observe. It
@@ -177,6 +184,9 @@ func (d *Driver) note(ch referee.Change) {
 	case a.Type == engine.ActBid:
 		d.bids = append(d.bids, *ch.Snapshot.Bid)
 	}
+	if a.Type == engine.ActReveal || a.Type == engine.ActCorrect {
+		d.settledAt = time.Now()
+	}
 	if a.Type == engine.ActReveal {
 		d.tally.add(ch)
 		d.reveals++
@@ -190,14 +200,7 @@ func (d *Driver) note(ch referee.Change) {
 // act makes the next move when the table waits for one of the driver's
 // seats; it reports whether the driver is finished.
 func (d *Driver) act(ctx context.Context) bool {
-	for drained := false; !drained; {
-		select {
-		case ch := <-d.changes:
-			d.note(ch)
-		default:
-			drained = true
-		}
-	}
+	d.drain()
 	if d.Reveals > 0 && d.reveals >= d.Reveals {
 		d.finish()
 		return true
@@ -239,14 +242,46 @@ func (d *Driver) act(ctx context.Context) bool {
 		b, _ := json.Marshal(map[string]any{"type": engine.ActOpeningRoll, "dice": d.Table.All()})
 		d.do(ctx, b, referee.SourceOperator)
 	case engine.PhaseBidding:
-		if s.Turn == nil {
+		if s.Turn == nil || !d.inPlay(*s.Turn) {
 			return false
 		}
+		if s.Bid == nil && time.Since(d.settledAt) < d.CorrectWindow {
+			return false // a correction may still come: the hand waits
+		}
+		version := d.version
 		if !d.pause(ctx, d.Pace) {
 			return true
 		}
+		d.drain()
+		if d.version != version {
+			// The table moved meanwhile (a correction changed who plays
+			// next): decide again on the table as it is.
+			return false
+		}
 		d.acted = d.version
 		d.move(ctx, *s.Turn)
+	}
+	return false
+}
+
+// drain takes the changes queued so far.
+func (d *Driver) drain() {
+	for {
+		select {
+		case ch := <-d.changes:
+			d.note(ch)
+		default:
+			return
+		}
+	}
+}
+
+// inPlay says whether seat is still in the game (not out, not gone).
+func (d *Driver) inPlay(seat string) bool {
+	for _, st := range d.snap.Seats {
+		if st.Name == seat {
+			return !st.Out && !st.Left
+		}
 	}
 	return false
 }
@@ -308,6 +343,9 @@ func (d *Driver) move(ctx context.Context, seat string) {
 	m := p.Act(v)
 	rep := d.do(ctx, m.Line(), referee.SourceSeat+":"+seat)
 	if !rep.OK {
+		if rep.Reason == engine.NotYourTurn || rep.Reason == engine.NotNow || rep.Reason == engine.NoGame {
+			return // the table is not where the seat thought: nothing to fall back on
+		}
 		// A simple player may misjudge a rule; fall back on a move that is
 		// always open to the seat whose turn it is.
 		for _, fb := range []seats.Move{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
@@ -343,24 +381,25 @@ func (d *Driver) do(ctx context.Context, line []byte, source string) referee.Rep
 // die: inputs are public (a reveal is the reveal), events are public.
 func (d *Driver) narrate(ch referee.Change, typ, seat string) {
 	var a struct {
-		Quantity int              `json:"quantity"`
-		Face     int              `json:"face"`
-		Shown    []int            `json:"shown"`
-		Dice     map[string][]int `json:"dice"`
-		Rules    string           `json:"rules"`
-		Seats    []string         `json:"seats"`
+		Quantity    int              `json:"quantity"`
+		Face        int              `json:"face"`
+		Shown       []int            `json:"shown"`
+		Dice        map[string][]int `json:"dice"`
+		Unconfirmed map[string][]int `json:"unconfirmed"`
+		Rules       string           `json:"rules"`
+		Seats       []string         `json:"seats"`
 	}
 	_ = json.Unmarshal(ch.Line, &a)
 	star := ch.Snapshot.StarDie
 	switch typ {
 	case engine.ActNewGame:
-		d.Say("new game of %s: %v", a.Rules, a.Seats)
+		d.Say("new game of %s: %s (game %d)", a.Rules, strings.Join(a.Seats, ", "), ch.Game)
 	case engine.ActOpeningRoll:
-		d.Say("opening roll (%s): %v", ch.Source, a.Dice)
+		d.Say("opening roll (%s): %s", ch.Source, facesWords(a.Dice, nil, star))
 	case engine.ActBid:
 		d.Say("%s bids %s", seat, bidName(a.Quantity, a.Face, star))
 	case engine.ActShow:
-		d.Say("%s shows %v and rerolls the rest", seat, a.Shown)
+		d.Say("%s shows %s and rerolls the rest", seat, faceList(a.Shown, star))
 	case engine.ActChallenge:
 		d.Say("%s challenges: liar!", seat)
 	case engine.ActSpotOn:
@@ -370,36 +409,139 @@ func (d *Driver) narrate(ch referee.Change, typ, seat string) {
 	case engine.ActAllIn:
 		d.Say("%s goes all in", seat)
 	case engine.ActReveal:
-		d.Say("reveal (%s): %v", ch.Source, a.Dice)
+		d.Say("reveal (%s): %s", sourceName(ch.Source), facesWords(a.Dice, a.Unconfirmed, star))
 	case engine.ActCorrect:
-		d.Say("correction of the last reveal (%s): %v", ch.Source, a.Dice)
+		d.Say("correction of the last reveal (%s): %s", sourceName(ch.Source), facesWords(a.Dice, nil, star))
 	}
 	for _, e := range ch.Events {
 		switch e := e.(type) {
 		case *engine.HandStarted:
-			d.Say("— game %d hand %d: %s opens; dice %v", e.Game, e.Hand, e.Opener, e.Dice)
+			round := ""
+			if ch.Snapshot.Wins != nil {
+				round = fmt.Sprintf(" round %d", e.Game)
+			}
+			opens := "opens"
+			if e.Palifico != nil && *e.Palifico {
+				opens = "opens a palifico hand (ones not wild, the face stays)"
+			}
+			d.Say("— game %d%s hand %d: %s %s; %s", ch.Game, round, e.Hand, e.Opener, opens, countsWords(e.Dice, "", "dice"))
 		case *engine.Resolved:
-			msg := fmt.Sprintf("resolved (%s): dice %v", e.Call, e.Dice)
+			msg := "resolved: folds"
 			if e.Count != nil && e.Bid != nil {
-				msg = fmt.Sprintf("resolved: %s on %s; there are %d; dice %v", e.Call, bidName(e.Bid.Quantity, e.Bid.Face, star), *e.Count, e.Dice)
+				msg = fmt.Sprintf("resolved: %s on %s; there are %d", strings.ReplaceAll(e.Call, "_", " "), bidName(e.Bid.Quantity, e.Bid.Face, star), *e.Count)
+				if n := unconfirmedCount(a.Unconfirmed); n > 0 && typ == engine.ActReveal {
+					msg = fmt.Sprintf("resolved: %s on %s; count %d, taking a stand-in for %s not read (it could not change the result)",
+						strings.ReplaceAll(e.Call, "_", " "), bidName(e.Bid.Quantity, e.Bid.Face, star), *e.Count, diceCount(n))
+				}
+			}
+			if len(e.Dice) > 0 {
+				msg += "; " + countsWords(e.Dice, "+", "")
 			}
 			if len(e.Out) > 0 {
-				msg += fmt.Sprintf("; out: %v", e.Out)
+				msg += "; out: " + strings.Join(e.Out, ", ")
 			}
 			if len(e.Payout) > 0 {
-				msg += fmt.Sprintf("; payout %v", e.Payout)
+				msg += "; takes from the pot: " + countsWords(e.Payout, "", "chips")
 			}
 			d.Say("%s", msg)
 		case *engine.Folded:
 			if len(e.Out) > 0 {
-				d.Say("%v out", e.Out)
+				d.Say("%s out", strings.Join(e.Out, ", "))
 			}
 		case *engine.GameOver:
 			d.Say("game over: %s wins", e.Winner)
 		case *engine.MatchOver:
-			d.Say("match over: %s wins %v", e.Winner, e.Wins)
+			d.Say("match over: %s wins (%s)", e.Winner, countsWords(e.Wins, "", "won"))
 		}
 	}
+}
+
+// unconfirmedCount counts the dice of a reveal's unconfirmed list.
+func unconfirmedCount(u map[string][]int) int {
+	n := 0
+	for _, at := range u {
+		n += len(at)
+	}
+	return n
+}
+
+// sourceName says who sent a line, for people.
+func sourceName(source string) string {
+	switch source {
+	case referee.SourceOperator:
+		return "the operator"
+	case referee.SourceMQTT:
+		return "a command"
+	}
+	return source
+}
+
+// countsWords says a number for each seat, in seat order: "cy −1 die,
+// dee −1 die" with sign "+" (changes of dice), "ann 5 dice, bob 4 dice"
+// with unit "dice", "ann 12 chips" with unit "chips".
+func countsWords(m map[string]int, sign, unit string) string {
+	var parts []string
+	for _, seat := range slices.Sorted(maps.Keys(m)) {
+		n := m[seat]
+		switch {
+		case sign != "" && n < 0:
+			parts = append(parts, fmt.Sprintf("%s −%s", seat, diceCount(-n)))
+		case sign != "":
+			parts = append(parts, fmt.Sprintf("%s +%s", seat, diceCount(n)))
+		case unit == "dice":
+			parts = append(parts, fmt.Sprintf("%s %s", seat, diceCount(n)))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %d %s", seat, n, unit))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// diceCount says n dice in words: "1 die", "3 dice".
+func diceCount(n int) string {
+	if n == 1 {
+		return "1 die"
+	}
+	return fmt.Sprintf("%d dice", n)
+}
+
+// facesWords says each seat's faces, in seat order: "ann 3 5 ★, bob 2 ?"
+// (star: face 1 is the star); a die of unconfirmed (a reveal's dice the
+// camera did not read for sure) is "?", its stand-in face not said.
+func facesWords(m map[string][]int, unconfirmed map[string][]int, star bool) string {
+	var parts []string
+	for _, seat := range slices.Sorted(maps.Keys(m)) {
+		faces := slices.Clone(m[seat])
+		var words []string
+		for i, f := range faces {
+			if slices.Contains(unconfirmed[seat], i) {
+				words = append(words, "?")
+				continue
+			}
+			words = append(words, faceWord(f, star))
+		}
+		if len(words) == 0 {
+			words = []string{"none"}
+		}
+		parts = append(parts, seat+" "+strings.Join(words, " "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// faceList says faces: "3 5 ★".
+func faceList(faces []int, star bool) string {
+	words := make([]string, len(faces))
+	for i, f := range faces {
+		words[i] = faceWord(f, star)
+	}
+	return strings.Join(words, " ")
+}
+
+func faceWord(f int, star bool) string {
+	if star && f == 1 {
+		return "★"
+	}
+	return fmt.Sprint(f)
 }
 
 func bidName(q, f int, star bool) string {

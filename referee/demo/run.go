@@ -81,9 +81,22 @@ type Options struct {
 	// it listens (the operator page is its /operator).
 	WebStarted func(url string)
 	// OperatorAfter is how long a reveal that needs a look waits before
-	// the demo's own operator enters the dice (3 s).
+	// the demo's own operator enters the dice (0: 3 s); OperatorOff (any
+	// negative value) leaves it to a person at the operator page.
 	OperatorAfter time.Duration
+	// CorrectWindow is the least time from an accepted reveal (or
+	// correction) to the next hand's first bid, the time a correction has
+	// (0: the pace, or 15 s while the demo's operator is off).
+	CorrectWindow time.Duration
 }
+
+// OperatorOff is Options.OperatorAfter for no demo operator at all: a
+// reveal that needs a look waits for a person (the operator page).
+const OperatorOff time.Duration = -1
+
+// DefaultPersonWindow is the correction window while the demo's own
+// operator is off: time for a person to tap a die and correct it.
+const DefaultPersonWindow = 15 * time.Second
 
 // Run plays the demo until ctx is done or the games are played.
 func Run(ctx context.Context, o Options) error {
@@ -106,8 +119,14 @@ func Run(ctx context.Context, o Options) error {
 	if o.Doubt < 0 || o.Doubt > 1 || o.Doubt != o.Doubt {
 		return fmt.Errorf("demo: doubt %v: want a share from 0 to 1", o.Doubt)
 	}
-	if o.OperatorAfter <= 0 {
+	if o.OperatorAfter == 0 {
 		o.OperatorAfter = 3 * time.Second
+	}
+	if o.CorrectWindow < 0 {
+		return fmt.Errorf("demo: correction window %v: want 0 or more", o.CorrectWindow)
+	}
+	if o.CorrectWindow == 0 && o.OperatorAfter < 0 {
+		o.CorrectWindow = DefaultPersonWindow
 	}
 	if o.Table == "" {
 		o.Table = "demo"
@@ -172,7 +191,8 @@ func Run(ctx context.Context, o Options) error {
 	c.Camera.Retry = 400 * time.Millisecond
 	track := dice * o.Seats
 	stars := 0
-	if p.StarDie {
+	if p.StarDie || p.WildOnes {
+		// Star-board's star spaces; perudo's ones bids stand on them.
 		stars = track / 2
 	}
 	c.Board = &hardware.Config{Driver: hardware.DriverSim, Seats: names,
@@ -191,7 +211,8 @@ func Run(ctx context.Context, o Options) error {
 	drv.Table = table
 	drv.Pace = o.Pace
 	drv.Games = o.Games
-	drv.OperatorAfter = o.OperatorAfter
+	drv.OperatorAfter = max(o.OperatorAfter, 0)
+	drv.CorrectWindow = o.CorrectWindow
 	drv.Reveals = o.Reveals
 	if o.MemoryEvery > 0 {
 		start := time.Now()

@@ -167,7 +167,9 @@ func Configs(o Options, s engine.Snapshot) []Message {
 		DeviceClass: "connectivity", EntityCategory: "diagnostic"})
 	add("sensor", "phase", Config{Name: "Phase", StateTopic: state, ValueTemplate: "{{ value_json.phase }}", Icon: "mdi:dice-multiple"})
 	add("sensor", "rules", Config{Name: "Rules", StateTopic: state, ValueTemplate: "{{ value_json.rules or 'none' }}", Icon: "mdi:book-open-variant"})
-	add("sensor", "game", Config{Name: "Game", StateTopic: state, ValueTemplate: "{{ value_json.game }}", Icon: "mdi:counter"})
+	// The game's number in the journal, as every page shows it (the state's
+	// game is RECORD.md's, 1 at each new_game).
+	add("sensor", "game", Config{Name: "Game", StateTopic: state, ValueTemplate: "{{ value_json.game_number | default(value_json.game) }}", Icon: "mdi:counter"})
 	add("sensor", "hand", Config{Name: "Hand", StateTopic: state, ValueTemplate: "{{ value_json.hand }}", Icon: "mdi:counter"})
 	add("sensor", "turn", Config{Name: "Turn", StateTopic: state, ValueTemplate: "{{ value_json.turn or 'none' }}", Icon: "mdi:account-arrow-right"})
 	add("sensor", "bid", Config{Name: "Current bid", StateTopic: state,
@@ -188,6 +190,12 @@ func Configs(o Options, s engine.Snapshot) []Message {
 	// Assistant ignores.
 	add("event", "result", Config{Name: "Game result", StateTopic: events, EventTypes: []string{engine.EvGameOver, engine.EvMatchOver},
 		ValueTemplate: ResultTemplate, Icon: "mdi:trophy"})
+	if p := engine.Presets[s.Rules]; p != nil && p.Palifico {
+		// Perudo: whether the hand is a palifico hand (ones not wild, the
+		// face locked); the state says it in every hand.
+		add("binary_sensor", "palifico", Config{Name: "Palifico hand", StateTopic: state, PayloadOn: "ON", PayloadOff: "OFF",
+			ValueTemplate: "{{ 'ON' if value_json.palifico | default(false) else 'OFF' }}", Icon: "mdi:dice-1"})
+	}
 	if s.Pot != nil {
 		add("sensor", "pot", Config{Name: "Pot", StateTopic: state, ValueTemplate: "{{ value_json.pot | default(0) }}", StateClass: "measurement", UnitOfMeasurement: "chips", Icon: "mdi:poker-chip"})
 	}

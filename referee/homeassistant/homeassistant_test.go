@@ -70,8 +70,8 @@ func collect(t *testing.T, v any, keys map[string]bool) {
 		keys[k] = true
 	}
 	for _, k := range []string{"turn", "bid", "call", "wins", "stake", "pot", "running_pot", "star_die", "wild", "quantity", "face",
-		"caller", "bidder", "count", "winner", "type", "seat",
-		"last", "status"} { // the referee adds these to the engine's snapshot
+		"caller", "bidder", "count", "winner", "type", "seat", "palifico", "calza",
+		"last", "status", "game_number"} { // the referee adds these to the engine's snapshot
 		keys[k] = true // omitempty or nil in the zero value
 	}
 }
@@ -83,10 +83,11 @@ func TestConfigsSchema(t *testing.T) {
 			`{"type":"bid","seat":"ann","quantity":2,"face":1}`),
 		"tavern":    snapshot(t, `{"type":"new_game","rules":"tavern","seats":["ann","bob"],"first":"ann","seed":1}`),
 		"endurance": snapshot(t, `{"type":"new_game","rules":"endurance","seats":["ann","bob","cy"],"first":"ann","seed":1}`),
+		"perudo":    snapshot(t, `{"type":"new_game","rules":"perudo","seats":["ann","bob","cy"],"first":"ann","seed":1}`),
 		"idle":      {Phase: engine.PhaseIdle, Seats: []engine.SeatView{}},
 	}
 	var golden bytes.Buffer
-	for _, name := range []string{"idle", "star-board", "tavern", "endurance"} {
+	for _, name := range []string{"idle", "star-board", "tavern", "endurance", "perudo"} {
 		msgs := homeassistant.Configs(homeassistant.Options{Table: "t1", Version: "test", ConfigurationURL: "http://bar-1.lan:8080/"}, tables[name])
 		fmt.Fprintf(&golden, "# %s\n", name)
 		ids := map[string]bool{}
@@ -140,6 +141,7 @@ func TestConfigsSchema(t *testing.T) {
 		"star-board": {"dice_ann", "dice_Ann", "dice_cy_z_", "bid", "turn", "last_result", "online", "result"},
 		"tavern":     {"chips_ann", "pot"},
 		"endurance":  {"wins_cy"},
+		"perudo":     {"palifico", "dice_cy"},
 	} {
 		var got []string
 		for _, m := range homeassistant.Configs(homeassistant.Options{Table: "t1"}, tables[name]) {

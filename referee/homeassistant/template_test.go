@@ -169,3 +169,41 @@ func TestResultEventTemplate(t *testing.T) {
 		t.Errorf("got %d game_over and %d match_over results; want 2 (tavern, endurance's round) and 1", overs, matches)
 	}
 }
+
+// TestPalificoTemplate renders the palifico entity's template against the
+// states of a perudo game: OFF in a plain hand, ON in a palifico hand.
+func TestPalificoTemplate(t *testing.T) {
+	tb := engine.NewTable()
+	var states [][]byte
+	for _, l := range []string{
+		`{"type":"new_game","rules":"perudo","seats":["ann","bob","cy"],"first":"ann","seed":1,"options":{"dice":2}}`,
+		`{"type":"bid","seat":"ann","quantity":2,"face":3}`,
+		`{"type":"challenge","seat":"bob"}`,
+		`{"type":"reveal","dice":{"ann":[3,4],"bob":[5,6],"cy":[2,2]}}`,
+	} {
+		if _, err := record.Apply(tb, []byte(l)); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		b, _ := json.Marshal(tb.Snapshot())
+		states = append(states, b)
+	}
+	var tmpl string
+	for _, m := range homeassistant.Configs(homeassistant.Options{Table: "t1"}, tb.Snapshot()) {
+		if strings.Contains(m.Topic, "/palifico/") {
+			var c struct {
+				ValueTemplate string `json:"value_template"`
+			}
+			if err := json.Unmarshal(m.Payload, &c); err != nil {
+				t.Fatal(err)
+			}
+			tmpl = c.ValueTemplate
+		}
+	}
+	if tmpl == "" {
+		t.Fatal("a perudo table has no palifico entity")
+	}
+	got := renderJinja(t, tmpl, states)
+	if want := []string{"OFF", "OFF", "OFF", "ON"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("palifico over the game: got %v; want %v", got, want)
+	}
+}

@@ -27,16 +27,99 @@ type Report struct {
 	// earlier segments were removed (the table resumes, but the journal no
 	// longer holds its whole record).
 	Missing int
+	// ID is the journal's id (its last segment's checkpoint's; an older
+	// journal's is made of its lines). Last is its last segment's file and
+	// LastLines that file's whole lines, its checkpoint included.
+	ID        string
+	Last      string
+	LastLines int
 	// Damage is the first damage found, or nil.
 	Damage *DamageError
 }
 
 // Check reads every line of the journal at path (a journal's directory,
 // one segment's file, or an older journal's file) and checks it. The error
-// is for a journal that cannot be read; damage is in the report.
-func Check(path string) (Report, error) {
-	_, rep, err := scan(path)
-	return rep, err
+// is for a journal that cannot be read; damage is in the report. It is
+// CheckPublished with nothing known published.
+func Check(path string) (Report, error) { return CheckPublished(path, Published{}) }
+
+// CheckPublished checks the journal at path as Check does, and then
+// against pub, what the broker's watermark says was published (Missing):
+// a journal that published and is now gone, empty, another one or shorter
+// is damaged. A start (Open) decides the same way: what liarsd journal
+// check calls damage, liarsd run refuses to start on.
+func CheckPublished(path string, pub Published) (Report, error) {
+	_, rep, err := scan(path, false)
+	if err != nil {
+		if pub.Any() && gone(path) {
+			rep = Report{Path: path}
+			rep.Damage = Missing(rep, pub, -1)
+			return rep, nil
+		}
+		return rep, err
+	}
+	if rep.Damage == nil {
+		rep.Damage = Missing(rep, pub, -1)
+	}
+	if rep.Damage == nil && rep.Segments == 0 {
+		return rep, fmt.Errorf("journal: %s holds no journal segment (000001.journal, ...)", path)
+	}
+	return rep, nil
+}
+
+// gone says whether nothing is at path, or a directory without segments.
+func gone(path string) bool {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	nums, err := listSegments(path)
+	return err == nil && len(nums) == 0
+}
+
+// Any says whether p says anything was published.
+func (p Published) Any() bool { return p.Seq > 0 || p.Lines > 0 }
+
+// Missing decides whether the journal rep describes (what a check or a
+// start read: its whole lines, up to any damage) still holds what pub says
+// was published, and returns the damage of one that does not: it is gone
+// (no segment, or none with a line of its own), it is another journal
+// than the one pub names, it ends before the record line whose state the
+// broker acknowledged (cut, or its last line torn after it was
+// published), or, when seq (the seq of its last event, as a replay tells
+// it; -1 for not known) is less than pub's, its events end before the
+// last one acknowledged. Subscribers have seen those lines' effects:
+// starting on such a journal would publish other events under their seqs.
+// It returns nil when nothing is missing, or pub says nothing was
+// published.
+func Missing(rep Report, pub Published, seq int) *DamageError {
+	if !pub.Any() {
+		return nil
+	}
+	d := &DamageError{Journal: rep.Path, File: rep.Path, Line: 1, Record: rep.Lines + 1, Good: rep.Lines, Published: &pub}
+	if rep.Last != "" {
+		d.File, d.Line = rep.Last, rep.LastLines+1
+	}
+	switch {
+	case rep.Segments == 0:
+		d.Reason = "it is gone: there is no journal there, or no segment holding a whole line"
+	case rep.Lines == 0 && pub.Journal != "" && rep.ID != pub.Journal:
+		d.Reason = fmt.Sprintf("it is gone: an empty journal (%s) is in its place", rep.ID)
+	case pub.Journal != "" && rep.ID != pub.Journal:
+		d.Reason = fmt.Sprintf("it is another journal (%s, %d record lines) than the one published", rep.ID, rep.Lines)
+	case rep.Lines < pub.Lines && rep.Torn > 0:
+		d.Reason = fmt.Sprintf("it ends at record line %d, the next (line %d of %s) cut short (%d bytes)", rep.Lines, d.Line, d.File, rep.Torn)
+	case rep.Lines < pub.Lines:
+		d.Reason = fmt.Sprintf("it ends at record line %d", rep.Lines)
+	case seq >= 0 && seq < pub.Seq:
+		d.Reason = fmt.Sprintf("its events end at seq %d (record line %d)", seq, rep.Lines)
+	default:
+		return nil
+	}
+	return d
 }
 
 // ReadRecord returns every record line of the journal at path, oldest
@@ -44,12 +127,15 @@ func Check(path string) (Report, error) {
 // last line is left out. Damage is a *DamageError; a journal whose first
 // segments are missing is an error too.
 func ReadRecord(path string) ([][]byte, error) {
-	segs, rep, err := scan(path)
+	segs, rep, err := scan(path, true)
 	if err != nil {
 		return nil, err
 	}
 	if rep.Damage != nil {
 		return nil, rep.Damage
+	}
+	if rep.Segments == 0 {
+		return nil, fmt.Errorf("journal: %s holds no journal segment (000001.journal, ...)", path)
 	}
 	if rep.Missing > 0 {
 		return nil, fmt.Errorf("journal: %s begins at record line %d: the segments before %s are missing", path, rep.Missing+1, segmentName(rep.First))
@@ -76,8 +162,10 @@ func IsJournal(path string) bool {
 }
 
 // scan reads and checks every segment of the journal at path, stopping at
-// the first damage.
-func scan(path string) ([]*segment, Report, error) {
+// the first damage. keep keeps each segment's lines; without it only
+// their count is kept, so that a long journal is checked a segment at a
+// time. A directory without segments is a report of none.
+func scan(path string, keep bool) ([]*segment, Report, error) {
 	rep := Report{Path: path}
 	st, err := os.Stat(path)
 	if err != nil {
@@ -89,9 +177,6 @@ func scan(path string) ([]*segment, Report, error) {
 	nums, err := listSegments(path)
 	if err != nil {
 		return nil, rep, err
-	}
-	if len(nums) == 0 {
-		return nil, rep, fmt.Errorf("journal: %s holds no journal segment (000001.journal, ...)", path)
 	}
 	var segs []*segment
 	for i, n := range nums {
@@ -113,7 +198,7 @@ func scan(path string) ([]*segment, Report, error) {
 			n := 0
 			if len(segs) > 0 {
 				p := segs[len(segs)-1]
-				n = p.cp.Lines + len(p.lines)
+				n = p.cp.Lines + p.count
 			}
 			rep.Damage = &DamageError{Journal: path, File: s.path, Line: 1, Record: n + 1, Good: n, Reason: "the segment holds no whole line and is not the journal's last", segment: s.num}
 			break
@@ -123,6 +208,9 @@ func scan(path string) ([]*segment, Report, error) {
 				rep.Damage = err.(*DamageError)
 				break
 			}
+		}
+		if !keep {
+			s.lines, s.offsets = nil, nil
 		}
 		segs = append(segs, s)
 		if last {
@@ -174,7 +262,11 @@ func summarize(rep Report, segs []*segment) Report {
 	rep.Legacy = segs[0].legacy
 	rep.Missing = segs[0].cp.Lines
 	last := segs[len(segs)-1]
-	rep.Lines = last.cp.Lines + len(last.lines)
+	rep.Lines = last.cp.Lines + last.count
+	rep.ID, rep.Last, rep.LastLines = last.cp.ID, last.path, last.count
+	if !last.legacy {
+		rep.LastLines++ // its checkpoint
+	}
 	return rep
 }
 

@@ -84,10 +84,16 @@ type Options struct {
 	Published Published
 }
 
-// Published names an event known delivered: its seq and the journal's ID.
+// Published is what the broker's watermark says was published of a
+// journal: its id (the journal's Checkpoint.ID; "" in a watermark saved
+// before journals had ids), the seq of the last event acknowledged, and
+// the record lines whose state was acknowledged. Source is where it was
+// read (the watermark's file), for messages.
 type Published struct {
 	Journal string
 	Seq     int
+	Lines   int
+	Source  string
 }
 
 // Resume is what Open read: a checkpoint and the record lines after it.
@@ -108,15 +114,22 @@ type Resume struct {
 	// Migrated says that an older journal's file was moved into the
 	// journal's directory as segment 000000.
 	Migrated bool
-	// Segments is the number of segments read.
+	// Segments is the number of segments read for the replay (every
+	// segment is checked).
 	Segments int
+	// Found is what the start found: every segment checked, as liarsd
+	// journal check reports it. The daemon holds it against the seq the
+	// replay reached (Missing).
+	Found Report
 }
 
 // Open opens the journal at path (a directory, created with its first
 // segment when missing) for appending, and returns what a referee resumes
-// from. It checks every line it reads: damage (a line whose checksum does
-// not match, a segment cut short or missing) before the last line is a
-// *DamageError, and nothing is written; a torn last line is left out (see
+// from. It first checks every line of every segment, as CheckPublished
+// does, and then the journal against opts.Published (Missing): damage (a
+// line whose checksum does not match, a segment cut short or missing, or
+// lines gone whose effects were published) is a *DamageError, and nothing
+// is written; a torn last line that was never published is left out (see
 // Resume.Torn). An older journal, a file, is first moved into a directory
 // of the same name.
 func Open(path string, opts Options) (*Journal, Resume, error) {
@@ -127,7 +140,15 @@ func Open(path string, opts Options) (*Journal, Resume, error) {
 		opts.SegmentLines = DefaultSegmentLines
 	}
 	path = filepath.Clean(path)
+	pub := opts.Published
 	j := &Journal{path: path, noSync: opts.NoSync, segmentLines: opts.SegmentLines}
+	// A journal that is not there, or an older journal's file, is held
+	// against what was published before anything is made or moved.
+	if st, err := os.Stat(path); err == nil && !st.IsDir() || errors.Is(err, fs.ErrNotExist) && !isDir(path+".migrating") {
+		if rep, err := CheckPublished(path, pub); err == nil && rep.Damage != nil {
+			return nil, Resume{}, rep.Damage
+		}
+	}
 	var res Resume
 	var err error
 	if res.Migrated, err = prepare(path, opts.NoSync); err != nil {
@@ -138,25 +159,29 @@ func Open(path string, opts Options) (*Journal, Resume, error) {
 	if err != nil {
 		return nil, Resume{}, err
 	}
-	var last *segment
-	if len(nums) > 0 {
-		n := nums[len(nums)-1]
-		if last, err = readSegment(path, filepath.Join(path, segmentName(n)), n, true); err != nil {
-			return nil, Resume{}, err
-		}
-		if !last.legacy && last.size == 0 {
-			// A last segment without one whole line: its checkpoint was
-			// never written whole (or the file was emptied). Left out.
-			j.drop, res.Torn, last = last.path, last.torn, nil
-			if nums = nums[:len(nums)-1]; len(nums) > 0 {
-				n := nums[len(nums)-1]
-				if last, err = readSegment(path, filepath.Join(path, segmentName(n)), n, false); err != nil {
-					return nil, Resume{}, err
-				}
-			}
-		}
+	// Every segment is checked, one at a time (their lines dropped), and
+	// the whole against what was published: the same decision as liarsd
+	// journal check's.
+	segs, found, err := scan(path, false)
+	if err != nil {
+		return nil, Resume{}, err
 	}
-	if last == nil {
+	if found.Damage != nil {
+		return nil, Resume{}, found.Damage
+	}
+	if d := Missing(found, pub, -1); d != nil {
+		return nil, Resume{}, d
+	}
+	res.Found = found
+	if len(nums) > len(segs) {
+		// A last segment without one whole line: its checkpoint was never
+		// written whole (or the file was emptied), and nothing of it was
+		// published (Missing). Left out, removed at the first write.
+		j.drop = filepath.Join(path, segmentName(nums[len(nums)-1]))
+		res.Torn = dropTorn(j.drop)
+		nums = nums[:len(segs)]
+	}
+	if len(segs) == 0 {
 		if j.drop != "" {
 			if err := os.Remove(j.drop); err != nil {
 				return nil, Resume{}, fmt.Errorf("journal: %w", err)
@@ -167,32 +192,37 @@ func Open(path string, opts Options) (*Journal, Resume, error) {
 		if err != nil {
 			return nil, Resume{}, err
 		}
-		return j, Resume{Checkpoint: cp, Torn: res.Torn, Migrated: res.Migrated, Segments: 1}, nil
+		return j, Resume{Checkpoint: cp, Torn: res.Torn, Migrated: res.Migrated, Segments: 1, Found: found}, nil
 	}
-	segs, err := resumeSegments(path, nums, last, opts.Published)
-	if err != nil {
-		return nil, Resume{}, err
+	// The segments the replay reads, lines and all: from the newest whose
+	// checkpoint comes before the published event.
+	first := resumeFrom(segs, pub)
+	var read []*segment
+	for _, s := range segs[first:] {
+		full, err := readSegment(path, s.path, s.num, s.num == nums[len(nums)-1] && j.drop == "")
+		if err != nil {
+			return nil, Resume{}, err
+		}
+		read = append(read, full)
 	}
-	res.Checkpoint = segs[0].cp
-	if !segs[0].legacy {
-		if res.Checkpoint, err = fullCheckpoint(segs[0].cpText); err != nil {
-			return nil, Resume{}, &DamageError{Journal: path, File: segs[0].path, Line: 1, Record: segs[0].cp.Lines + 1, Good: segs[0].cp.Lines,
-				Reason: "its checkpoint's state is unreadable: " + err.Error(), segment: segs[0].num}
+	last := read[len(read)-1]
+	res.Checkpoint = read[0].cp
+	if !read[0].legacy {
+		if res.Checkpoint, err = fullCheckpoint(read[0].cpText); err != nil {
+			return nil, Resume{}, &DamageError{Journal: path, File: read[0].path, Line: 1, Record: read[0].cp.Lines + 1, Good: read[0].cp.Lines,
+				Reason: "its checkpoint's state is unreadable: " + err.Error(), segment: read[0].num}
 		}
 	}
-	for _, s := range segs {
+	for _, s := range read {
 		res.Lines = append(res.Lines, s.lines...)
 	}
 	if last.torn != nil {
 		res.Torn = last.torn
 	}
-	res.Segments = len(segs)
+	res.Segments = len(read)
 	j.id = last.cp.ID
-	if last.legacy {
-		j.id = newID()
-	}
 	j.seg, j.segPath, j.legacy = last.num, last.path, last.legacy
-	j.base, j.segLines, j.sum, j.size = last.cp.Lines, len(last.lines), last.sum, last.size
+	j.base, j.segLines, j.sum, j.size = last.cp.Lines, last.count, last.sum, last.size
 	j.torn = last.torn != nil
 	f, err := os.OpenFile(last.path, os.O_RDWR, 0)
 	if err != nil {
@@ -206,54 +236,32 @@ func Open(path string, opts Options) (*Journal, Resume, error) {
 	return j, res, nil
 }
 
-// resumeSegments reads and checks the segments a start replays: from the
-// newest whose checkpoint comes before the published event (or from the
-// first) to last, which is read already.
-func resumeSegments(path string, nums []int, last *segment, pub Published) ([]*segment, error) {
-	i := len(nums) - 1
-	fromStart := pub.Seq <= 0 || (pub.Journal != "" && !last.legacy && pub.Journal != last.cp.ID)
-	if fromStart {
-		i = 0
+// resumeFrom returns the index of the segment a start replays from: the
+// newest whose checkpoint comes before the published event (or an older
+// journal's segment 000000, which has none), or the first when nothing of
+// this journal is known published.
+func resumeFrom(segs []*segment, pub Published) int {
+	last := segs[len(segs)-1]
+	if pub.Seq <= 0 || (pub.Journal != "" && !last.legacy && pub.Journal != last.cp.ID) {
+		return 0
 	}
-	for i > 0 {
-		n := nums[i]
-		cp := last.cp
-		if n != last.num {
-			file := filepath.Join(path, segmentName(n))
-			line, ok, err := readFirstLine(file)
-			if err != nil {
-				return nil, err
-			}
-			why := "it holds no whole line"
-			if ok {
-				cp, _, why = parseCheckpoint(line)
-			}
-			if why != "" {
-				return nil, &DamageError{Journal: path, File: file, Line: 1, Reason: why, segment: n}
-			}
-		}
-		if n == legacySegment || cp.Seq < pub.Seq {
-			break
-		}
+	i := len(segs) - 1
+	for i > 0 && !segs[i].legacy && segs[i].cp.Seq >= pub.Seq {
 		i--
 	}
-	var segs []*segment
-	for _, n := range nums[i:] {
-		s := last
-		if n != last.num {
-			var err error
-			if s, err = readSegment(path, filepath.Join(path, segmentName(n)), n, false); err != nil {
-				return nil, err
-			}
-		}
-		if len(segs) > 0 {
-			if err := follows(path, segs[len(segs)-1], s); err != nil {
-				return nil, err
-			}
-		}
-		segs = append(segs, s)
-	}
-	return segs, nil
+	return i
+}
+
+// dropTorn returns what a segment file without one whole line holds.
+func dropTorn(file string) []byte {
+	data, _ := os.ReadFile(file)
+	return data
+}
+
+// isDir says whether path is a directory.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }
 
 // prepare makes sure path is a journal's directory: it creates it when

@@ -330,8 +330,7 @@ func TestSegmentsResumeFromTheirCheckpoints(t *testing.T) {
 		segment   int // the checkpoint resumed from
 		lines     int // and its Lines
 	}{
-		{Published{}, 1, 0},                            // nothing published: every event again
-		{Published{Journal: "another", Seq: 30}, 1, 0}, // another journal's watermark
+		{Published{}, 1, 0}, // nothing published: every event again
 		{Published{Journal: id, Seq: 1}, 1, 0},
 		{Published{Journal: id, Seq: 6}, 1, 0}, // line 3's events end at seq 6
 		{Published{Journal: id, Seq: 7}, 2, 3}, // seq 7 follows segment 2's checkpoint
@@ -361,20 +360,21 @@ func TestSegmentsResumeFromTheirCheckpoints(t *testing.T) {
 }
 
 // Damage anywhere before the torn tail is a *DamageError that names the
-// file, the line and the record line, and Open writes nothing.
+// file, the line and the record line, and Open writes nothing. Open checks
+// every segment, also those before the checkpoint it resumes from, which
+// it once left to liarsd journal check.
 func TestDamageIsFound(t *testing.T) {
 	cases := []struct {
-		name    string
-		damage  func(t *testing.T, dir string)
-		file    string
-		line    int // of the file
-		record  int
-		reason  string
-		resumed bool // Open from the last checkpoint does not read it
+		name   string
+		damage func(t *testing.T, dir string)
+		file   string
+		line   int // of the file
+		record int
+		reason string
 	}{
 		{"ten bytes of a middle line overwritten", func(t *testing.T, dir string) {
 			overwrite(t, filepath.Join(dir, "000002.journal"), 2, 12, "0123456789")
-		}, "000002.journal", 3, 5, "checksum does not match", true},
+		}, "000002.journal", 3, 5, "checksum does not match"},
 		{"a checksum changed", func(t *testing.T, dir string) {
 			seg := filepath.Join(dir, "000003.journal")
 			other := "ffff"
@@ -382,31 +382,31 @@ func TestDamageIsFound(t *testing.T) {
 				other = "0000"
 			}
 			overwrite(t, seg, 1, 0, other)
-		}, "000003.journal", 2, 7, "checksum does not match", true},
+		}, "000003.journal", 2, 7, "checksum does not match"},
 		{"a segment cut inside a middle line", func(t *testing.T, dir string) {
 			cut(t, filepath.Join(dir, "000002.journal"), 2, 20)
-		}, "000002.journal", 3, 5, "ends inside a line", true},
+		}, "000002.journal", 3, 5, "ends inside a line"},
 		{"a segment cut at a line's end", func(t *testing.T, dir string) {
 			cut(t, filepath.Join(dir, "000002.journal"), 3, 0)
-		}, "000003.journal", 1, 6, "segment 2 ends at line 5", true},
+		}, "000003.journal", 1, 6, "segment 2 ends at line 5"},
 		{"a segment missing", func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, "000002.journal"))
-		}, "000003.journal", 1, 4, "segment 2 is missing", true},
+		}, "000003.journal", 1, 4, "segment 2 is missing"},
 		{"a checkpoint changed", func(t *testing.T, dir string) {
 			seg := filepath.Join(dir, "000004.journal")
 			lines := fileLines(t, seg)
 			lines[0] = strings.Replace(lines[0], `"lines":9,`, `"lines":8,`, 1)
 			writeLines(t, seg, lines)
-		}, "000004.journal", 1, 0, "checksum does not match", false},
+		}, "000004.journal", 1, 0, "checksum does not match"},
 		{"a checkpoint garbled", func(t *testing.T, dir string) {
 			overwrite(t, filepath.Join(dir, "000004.journal"), 0, 9, "[")
-		}, "000004.journal", 1, 0, "not a liarsd-journal/1 checkpoint", false},
+		}, "000004.journal", 1, 0, "not a liarsd-journal/1 checkpoint"},
 		{"the last segment's middle line changed", func(t *testing.T, dir string) {
 			overwrite(t, filepath.Join(dir, "000004.journal"), 1, 20, "x")
-		}, "000004.journal", 2, 10, "checksum does not match", false},
+		}, "000004.journal", 2, 10, "checksum does not match"},
 		{"a line removed", func(t *testing.T, dir string) {
 			removeLine(t, filepath.Join(dir, "000004.journal"), 1)
-		}, "000004.journal", 2, 10, "checksum does not match", false},
+		}, "000004.journal", 2, 10, "checksum does not match"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -440,12 +440,9 @@ func TestDamageIsFound(t *testing.T) {
 			if _, err := ReadRecord(path); !errors.Is(err, ErrDamaged) {
 				t.Errorf("ReadRecord: got %v; want the damage", err)
 			}
-			j, _, err = Open(path, Options{SegmentLines: 3, Published: Published{Journal: id, Seq: 20}})
-			if got := err == nil; got != c.resumed {
-				t.Errorf("Open from the last checkpoint: got %v; want it opened %v", err, c.resumed)
-			}
-			if j != nil {
-				j.Close()
+			_, _, err = Open(path, Options{SegmentLines: 3, Published: Published{Journal: id, Seq: 20}})
+			if !errors.As(err, &d) || filepath.Base(d.File) != c.file || d.Line != c.line {
+				t.Errorf("Open from the last checkpoint: got %v; want the same damage", err)
 			}
 		})
 	}
@@ -635,4 +632,112 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A journal whose events the broker acknowledged (the watermark: its id,
+// seq 22 and the state after record line 11) and that is now gone or
+// shorter is damaged: Open refuses it, changing nothing, and
+// CheckPublished finds the same damage, so that liarsd run and liarsd
+// journal check agree. Open once took a journal gone (emptied, deleted,
+// a file in its folder's place) for a new one, re-using seq 1 onward
+// with other events, and Check called a published last line cut in half
+// a torn line a start drops.
+func TestAJournalThatPublishedIsNeverTakenForANewOne(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+		file   string // the file named, "" for the journal's path
+		line   int
+		reason string
+	}{
+		{"the only segment emptied", func(t *testing.T, path string) {
+			writeLines(t, filepath.Join(path, "000001.journal"), nil)
+		}, "", 1, "it is gone"},
+		{"every segment deleted", func(t *testing.T, path string) {
+			os.Remove(filepath.Join(path, "000001.journal"))
+		}, "", 1, "it is gone"},
+		{"the folder deleted", func(t *testing.T, path string) {
+			os.RemoveAll(path)
+		}, "", 1, "it is gone"},
+		{"the folder replaced by an empty file", func(t *testing.T, path string) {
+			os.RemoveAll(path)
+			if err := os.WriteFile(path, nil, 0o640); err != nil {
+				t.Fatal(err)
+			}
+		}, "", 1, "an empty journal"},
+		{"a new journal in its place", func(t *testing.T, path string) {
+			os.RemoveAll(path)
+			j, _, err := Open(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j.Append([]byte(line(1)))
+			j.Close()
+		}, "000001.journal", 3, "another journal"},
+		{"the last line, published, cut in half", func(t *testing.T, path string) {
+			cut(t, filepath.Join(path, "000001.journal"), 11, 15)
+		}, "000001.journal", 12, "it ends at record line 10, the next (line 12 of"},
+		{"the last line removed", func(t *testing.T, path string) {
+			removeLine(t, filepath.Join(path, "000001.journal"), 11)
+		}, "000001.journal", 12, "it ends at record line 10"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.journal")
+			j := writeJournal(t, path, 100, 11)
+			pub := Published{Journal: j.ID(), Seq: 22, Lines: 11, Source: "/state/t.mqtt/watermark.json"}
+			j.Close()
+			c.damage(t, path)
+			before := tree(t, path)
+			var d *DamageError
+			_, _, err := Open(path, Options{Published: pub})
+			if !errors.As(err, &d) || !errors.Is(err, ErrDamaged) || d.Published == nil {
+				t.Fatalf("Open: got %v; want a *DamageError of lines published", err)
+			}
+			file := path
+			if c.file != "" {
+				file = filepath.Join(path, c.file)
+			}
+			if d.File != file || d.Line != c.line || !strings.Contains(d.Reason, c.reason) {
+				t.Errorf("got line %d of %s: %q; want line %d of %s: %q", d.Line, d.File, d.Reason, c.line, file, c.reason)
+			}
+			for _, want := range []string{path, "seq 22", "after record line 11", "liarsd journal new --watermark /state/t.mqtt/watermark.json " + path, "backup"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("message %q: want it to say %q", err, want)
+				}
+			}
+			if after := tree(t, path); after != before {
+				t.Errorf("Open changed what is at %s: %s; want %s", path, after, before)
+			}
+			rep, err := CheckPublished(path, pub)
+			if err != nil || rep.Damage == nil || rep.Damage.Error() != d.Error() {
+				t.Errorf("CheckPublished: got %v, %v; want the same damage as Open's", rep.Damage, err)
+			}
+			// Without the watermark (liarsd journal new moves it aside),
+			// a start goes on: a new table when the journal is gone.
+			j, _, err = Open(path, Options{})
+			if err != nil {
+				t.Fatalf("Open without a watermark: %v", err)
+			}
+			j.Close()
+		})
+	}
+}
+
+// tree returns what is at path: a file's content, or a directory's files
+// and contents, or that nothing is there.
+func tree(t *testing.T, path string) string {
+	t.Helper()
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "nothing"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.IsDir() {
+		data, _ := os.ReadFile(path)
+		return fmt.Sprintf("file:%q", data)
+	}
+	return snapshot(t, path)
 }

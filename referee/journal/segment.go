@@ -3,7 +3,9 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,6 +87,10 @@ type State struct {
 	Game []string `json:"game,omitempty"`
 	// Last is the last resolution (the state's "last"), as its event.
 	Last json.RawMessage `json:"last,omitempty"`
+	// Games counts the new_game lines the journal accepted before the
+	// checkpoint: the game in progress's number in the journal (0 before
+	// the first), which the pages and the state show.
+	Games int `json:"games,omitempty"`
 	// Commands are the referee's whole window of remembered command ids
 	// with their answers, oldest first: a start from the checkpoint
 	// remembers them, so that a command seen before is answered as then
@@ -119,9 +125,11 @@ type segment struct {
 	// cpText is the checkpoint line's text: fullCheckpoint decodes it.
 	cpText []byte
 	// lines are the record lines (not the checkpoint), blank ones empty;
-	// offsets are where each starts in the file.
+	// offsets are where each starts in the file. count is their number,
+	// kept when a check that does not need the lines drops them.
 	lines   [][]byte
 	offsets []int64
+	count   int
 	sum     uint32 // the checksum of the last whole line
 	size    int64  // the length of the whole lines
 	torn    []byte // what follows the last newline
@@ -144,6 +152,10 @@ type DamageError struct {
 	Good   int
 	Reason string
 
+	// Published is set when the damage is lines missing whose effects
+	// were published (Missing): what the broker's watermark says.
+	Published *Published
+
 	segment int
 	offset  int64 // where the damaged line starts in File
 }
@@ -152,9 +164,30 @@ type DamageError struct {
 var ErrDamaged = errors.New("journal: damaged")
 
 func (e *DamageError) Error() string {
+	if p := e.Published; p != nil {
+		wm := "the broker's watermark"
+		flag := ""
+		if p.Source != "" {
+			wm += " (" + p.Source + ")"
+			flag = " --watermark " + p.Source
+		}
+		return fmt.Sprintf("journal: %s is damaged: %s. Lines whose effects were published are missing: %s says journal %s published its events up to seq %d and its state after record line %d. "+
+			"Stop the daemon, then restore the journal from a backup ('liarsd journal check%s %s' says whether it holds them); "+
+			"or start a new table on purpose with 'liarsd journal new%s %s' (it keeps the journal and the watermark aside; subscribers then see seq 1 onward again, with new events)",
+			e.Journal, e.Reason, wm, orNone(p.Journal), p.Seq, p.Lines, flag, e.Journal, flag, e.Journal)
+	}
 	return fmt.Sprintf("journal: %s is damaged at line %d of %s (record line %d): %s; the %d record lines before it are intact. "+
 		"Stop the daemon, see 'liarsd journal check %s', then restore the journal from a backup or cut it there with 'liarsd journal repair --cut %s' (it keeps a copy; the lines from the damaged one on are lost)",
 		e.Journal, e.Line, e.File, e.Record, e.Reason, e.Good, e.Journal, e.Journal)
+}
+
+// orNone is an id, or "(none named)" for a watermark saved before
+// journals had ids.
+func orNone(id string) string {
+	if id == "" {
+		return "(none named)"
+	}
+	return id
 }
 
 // Is makes errors.Is(err, ErrDamaged) hold.
@@ -282,6 +315,8 @@ func parseSegment(jpath, file string, num int, last bool, data []byte) (*segment
 	}
 	if s.legacy {
 		s.lines, s.offsets = legacyLines(whole)
+		s.count = len(s.lines)
+		s.cp.ID = legacyID(whole)
 		if s.torn != nil && !last {
 			n := len(s.lines)
 			return nil, damage(n+1, s.size, n+1, "the segment ends inside a line (it was cut) and is not the journal's last")
@@ -324,8 +359,9 @@ func parseSegment(jpath, file string, num int, last bool, data []byte) (*segment
 		s.lines = append(s.lines, text)
 		s.offsets = append(s.offsets, start)
 	}
+	s.count = len(s.lines)
 	if s.torn != nil && !last {
-		n := s.cp.Lines + len(s.lines) + 1
+		n := s.cp.Lines + s.count + 1
 		return nil, damage(lineNo+1, s.size, n, "the segment ends inside a line (it was cut) and is not the journal's last")
 	}
 	return s, nil
@@ -335,21 +371,30 @@ func parseSegment(jpath, file string, num int, last bool, data []byte) (*segment
 // journal, its checkpoint's line count and chain start where prev ended.
 func follows(jpath string, prev, s *segment) error {
 	damage := func(reason string) error {
-		return &DamageError{Journal: jpath, File: s.path, Line: 1, Record: prev.cp.Lines + len(prev.lines) + 1,
-			Good: prev.cp.Lines + len(prev.lines), Reason: reason, segment: s.num}
+		return &DamageError{Journal: jpath, File: s.path, Line: 1, Record: prev.cp.Lines + prev.count + 1,
+			Good: prev.cp.Lines + prev.count, Reason: reason, segment: s.num}
 	}
 	switch {
 	case s.num != prev.num+1:
 		return damage(fmt.Sprintf("segment %d is missing", prev.num+1))
 	case !prev.legacy && s.cp.ID != prev.cp.ID:
 		return damage(fmt.Sprintf("it is of another journal (%s, not %s)", s.cp.ID, prev.cp.ID))
-	case s.cp.Lines != prev.cp.Lines+len(prev.lines):
+	case s.cp.Lines != prev.cp.Lines+prev.count:
 		return damage(fmt.Sprintf("its checkpoint follows record line %d but segment %d ends at line %d (it was cut or changed)",
-			s.cp.Lines, prev.num, prev.cp.Lines+len(prev.lines)))
+			s.cp.Lines, prev.num, prev.cp.Lines+prev.count))
 	case !prev.legacy && s.cp.Prev != fmt.Sprintf("%08x", prev.sum):
 		return damage(fmt.Sprintf("its checkpoint does not continue segment %d's last line (segment %d was cut or changed)", prev.num, prev.num))
 	}
 	return nil
+}
+
+// legacyID is the id of an older journal, whose file names none: made of
+// its whole lines, which never change once it is segment 000000 (new
+// lines go to the segments after it), so that every start, and the
+// segments it is continued by, give it the same id.
+func legacyID(whole []byte) string {
+	sum := sha256.Sum256(whole)
+	return "legacy-" + hex.EncodeToString(sum[:8])
 }
 
 // legacyLines reads the lines of an older journal (no checksums) as it

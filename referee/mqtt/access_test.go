@@ -42,6 +42,7 @@ type login struct {
 	willTopic      string // "" for no will
 	willPayload    string
 	willRetain     bool
+	persistent     bool // clean session false
 }
 
 // rawConnect connects to the broker at url as l says and reads its CONNACK.
@@ -56,7 +57,7 @@ func rawConnect(t *testing.T, url string, l login) *rawClient {
 		FixedHeader:     packets.FixedHeader{Type: packets.Connect},
 		ProtocolVersion: l.version,
 		Connect: packets.ConnectParams{
-			ProtocolName: []byte("MQTT"), Clean: true, Keepalive: 60, ClientIdentifier: l.id,
+			ProtocolName: []byte("MQTT"), Clean: !l.persistent, Keepalive: 60, ClientIdentifier: l.id,
 			WillFlag: l.willTopic != "", WillTopic: l.willTopic, WillPayload: []byte(l.willPayload), WillQos: 1, WillRetain: l.willRetain,
 			UsernameFlag: l.user != "", Username: []byte(l.user), PasswordFlag: l.user != "", Password: []byte(l.pass),
 		},
@@ -275,5 +276,47 @@ func TestEmbeddedBrokerRefusesRetainedCommands(t *testing.T) {
 	late.Wait(t, 10*time.Second, "the other topic's retained message", func([]mqtttest.Message) bool { return len(late.On(other)) > 0 })
 	if got := late.On(cmd); len(got) != 0 {
 		t.Errorf("a new subscriber got %d retained commands; want none", len(got))
+	}
+}
+
+// An MQTT 3.1.1 client is answered in MQTT 3.1.1's CONNACK codes (0x00 to
+// 0x05), and an empty password is a password (3.1.3.5), checked like any
+// other. mochi v2.7.9 refused a password flag with an empty password as a
+// protocol error, answering 0x82, an MQTT 5 code, and an empty client id
+// with a persistent session with 0x80.
+func TestEmbeddedBrokerAnswersMQTT311InItsCodes(t *testing.T) {
+	for _, exposed := range []bool{false, true} {
+		opts := mqtt.BrokerOptions{TCP: "127.0.0.1:0", Table: "t1", Logger: quiet()}
+		if exposed {
+			opts.TCP, opts.Users = "0.0.0.0:0", map[string]string{"app": "secret"}
+		}
+		b, err := mqtt.StartBroker(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		referee, _ := b.Credentials()
+		emptyApp := byte(accepted) // on loopback any name but the referee's goes
+		if exposed {
+			emptyApp = v3NotAuthorized
+		}
+		for _, tc := range []struct {
+			name string
+			l    login
+			want byte
+		}{
+			{"a name with an empty password", login{version: 4, id: "app1", user: "app"}, emptyApp},
+			{"the referee's name with an empty password", login{version: 4, id: "app2", user: referee}, v3NotAuthorized},
+			{"an empty client id with a persistent session", login{version: 4, persistent: true}, v3IDRejected},
+		} {
+			c := rawConnect(t, b.URL(), tc.l)
+			if c.code != tc.want {
+				t.Errorf("exposed=%v, %s: CONNACK code %#x; want %#x", exposed, tc.name, c.code, tc.want)
+			}
+			c.drop()
+		}
+		if c := rawConnect(t, b.URL(), login{version: 5, id: "app3", user: referee}); c.code != v5BadLogin {
+			t.Errorf("exposed=%v, MQTT 5, the referee's name with an empty password: CONNACK code %#x; want %#x", exposed, c.code, v5BadLogin)
+		}
+		b.Close()
 	}
 }

@@ -55,8 +55,15 @@ type BrokerOptions struct {
 	// messages, so that a restart of the referee, which is a restart of
 	// its broker, loses no event a subscriber has not yet had. "" keeps
 	// them in memory only.
-	Store  string
-	Logger *slog.Logger
+	Store string
+	// AwaitReferee refuses, unacknowledged, a command published while no
+	// session of the referee (its client ids) is subscribed to the
+	// commands topic: acknowledged, it would be dropped, having no
+	// subscriber. Only a table's first start, before the referee's first
+	// subscription, has no such session (the store keeps it across
+	// restarts). The daemon sets it.
+	AwaitReferee bool
+	Logger       *slog.Logger
 }
 
 // Broker is the embedded broker (mochi-mqtt). On loopback anyone may
@@ -149,6 +156,13 @@ func StartBroker(opts BrokerOptions) (*Broker, error) {
 	}
 	order := newOrderHook(srv)
 	if err := srv.AddHook(order, nil); err != nil {
+		return nil, fmt.Errorf("mqtt: %w", err)
+	}
+	// After the hooks that may refuse a publish or number it: a command is
+	// delivered by this one, before its acknowledgement.
+	cmdHook := &commandHook{srv: srv, cmd: topics.Cmd, log: tableLog, referee: b.referee, refereeIDs: ids, await: opts.AwaitReferee,
+		inline: srv.NewClient(nil, mochi.LocalListener, "liarsd-broker", true)}
+	if err := srv.AddHook(cmdHook, nil); err != nil {
 		return nil, fmt.Errorf("mqtt: %w", err)
 	}
 	if opts.Store != "" {
@@ -368,6 +382,103 @@ func (h *commandRetainHook) OnPublish(cl *mochi.Client, pk packets.Packet) (pack
 		_ = h.srv.DisconnectClient(cl, packets.ErrNotAuthorized)
 	}
 	return pk, packets.ErrRejectPacket
+}
+
+// commandHook makes the embedded broker acknowledge a command only once
+// the command is the referee's responsibility. mochi v2.7.9 writes a QoS 1
+// publish's PUBACK in processPublish before it delivers the message to its
+// subscribers, and so before it stores the message for the referee's
+// session: a kill -9 between the two lost a command whose publisher had
+// been told it was taken (7 of 568 in an audit's soak), and MQTT's promise
+// for QoS 1 is that an acknowledged message is the receiver's to keep.
+//
+// So the hook, the last of those that see a publish, delivers a command
+// published at QoS 1 or 2 itself, synchronously, through an inline client
+// of its own (mochi's delivery: each subscriber's copy set in flight and,
+// for a persistent session, written to the store, a synced bolt
+// transaction, before mochi goes on), and then lets mochi acknowledge the
+// publish as usual with its delivery left out (CodeSuccessIgnore). The
+// referee's client acknowledges a command to the broker only once it is
+// answered (journaled when accepted), so from the publisher's PUBACK on the
+// command is on disk: in the broker's store until the referee has
+// journaled it, then in the journal.
+//
+// With AwaitReferee, a command that no session of the referee is
+// subscribed to take is refused unacknowledged, as a publish the ACL
+// refuses: an MQTT 5 client is answered "unspecified error" with a reason,
+// an MQTT 3.1.1 client's connection is closed (that protocol has no other
+// way), and either sends it again.
+type commandHook struct {
+	mochi.HookBase
+	srv        *mochi.Server
+	cmd        string
+	log        *slog.Logger
+	referee    string          // the referee's user
+	refereeIDs map[string]bool // and client ids
+	await      bool
+	inline     *mochi.Client
+}
+
+func (h *commandHook) ID() string { return "liarsd-command" }
+
+func (h *commandHook) Provides(b byte) bool { return b == mochi.OnPublish || b == mochi.OnPacketSent }
+
+// errNoReferee refuses a command that no referee's session would take.
+var errNoReferee = packets.Code{Code: packets.ErrUnspecifiedError.Code, Reason: "the table's referee has not subscribed to its commands yet: publish again"}
+
+// OnPublish delivers a client's command published at QoS 1 or 2 to its
+// subscribers, stored for those with a persistent session, before mochi
+// acknowledges it.
+func (h *commandHook) OnPublish(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	if cl.Net.Inline || pk.TopicName != h.cmd || pk.FixedHeader.Qos == 0 {
+		return pk, nil
+	}
+	if h.await && !h.refereeSubscribed() {
+		h.log.Warn("mqtt: a command refused, unacknowledged: the referee has not subscribed to commands yet", "client", cl.ID)
+		if cl.Properties.ProtocolVersion == 5 {
+			ack := packets.Packet{FixedHeader: packets.FixedHeader{Type: packets.Puback}, PacketID: pk.PacketID, ReasonCode: errNoReferee.Code,
+				Properties: packets.Properties{ReasonString: errNoReferee.Reason}}
+			if pk.FixedHeader.Qos == 2 {
+				ack.FixedHeader.Type = packets.Pubrec
+			}
+			_ = cl.WritePacket(ack)
+		} else {
+			_ = h.srv.DisconnectClient(cl, packets.ErrServerUnavailable)
+		}
+		return pk, packets.ErrRejectPacket
+	}
+	in := pk.Copy(true)
+	in.Payload = pk.Payload
+	in.FixedHeader.Retain = false // commandRetainHook refused a retained one
+	in.Properties.TopicAlias, in.Properties.TopicAliasFlag = 0, false
+	if err := h.srv.InjectPacket(h.inline, in); err != nil {
+		// Not delivered: not acknowledged either, for the client to send
+		// it again.
+		h.log.Error("mqtt: delivering a command", "client", cl.ID, "err", err)
+		_ = h.srv.DisconnectClient(cl, packets.ErrUnspecifiedError)
+		return pk, packets.ErrRejectPacket
+	}
+	h.log.Debug("mqtt: a command delivered and stored; acknowledging it", "client", cl.ID, "packet_id", pk.PacketID)
+	return pk, packets.CodeSuccessIgnore
+}
+
+// refereeSubscribed says whether a session of the referee is subscribed
+// to the commands topic.
+func (h *commandHook) refereeSubscribed() bool {
+	for id := range h.srv.Topics.Subscribers(h.cmd).Subscriptions {
+		if h.refereeIDs[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// OnPacketSent logs, at debug level, each publish acknowledged to a client
+// that is not the referee (tests kill the process there).
+func (h *commandHook) OnPacketSent(cl *mochi.Client, pk packets.Packet, _ []byte) {
+	if pk.FixedHeader.Type == packets.Puback && string(cl.Properties.Username) != h.referee {
+		h.log.Debug("mqtt: a publish acknowledged", "client", cl.ID, "packet_id", pk.PacketID, "reason", pk.ReasonCode)
+	}
 }
 
 // subscribeIDHook mends a trap of mochi v2.7.9: it refuses a SUBSCRIBE
@@ -794,7 +905,62 @@ type accessHook struct {
 func (h *accessHook) ID() string { return "liarsd-access" }
 
 func (h *accessHook) Provides(b byte) bool {
-	return bytes.Contains([]byte{mochi.OnConnect, mochi.OnConnectAuthenticate, mochi.OnACLCheck}, []byte{b})
+	return bytes.Contains([]byte{mochi.OnConnect, mochi.OnConnectAuthenticate, mochi.OnACLCheck, mochi.OnPacketRead, mochi.OnPacketEncode}, []byte{b})
+}
+
+// OnPacketRead mends two traps of mochi v2.7.9 in a CONNECT, before mochi
+// checks it. A password may be empty (MQTT 3.1.1, 3.1.3.5; MQTT 5 too),
+// but mochi refused a password flag with an empty password as a protocol
+// error, answering an MQTT 3.1.1 client with MQTT 5's code 0x82, which
+// 3.1.1 does not have: the empty password is authenticated like any other
+// (OnConnectAuthenticate). And an MQTT 3.1.1 CONNECT that breaks the
+// protocol is refused as 3.1.1 says, by closing the connection without a
+// CONNACK, not with an MQTT 5 code.
+func (h *accessHook) OnPacketRead(cl *mochi.Client, pk packets.Packet) (packets.Packet, error) {
+	if pk.FixedHeader.Type != packets.Connect {
+		return pk, nil
+	}
+	if pk.Connect.PasswordFlag && len(pk.Connect.Password) == 0 {
+		pk.Connect.PasswordFlag = false
+	}
+	if pk.ProtocolVersion < 5 {
+		if code := pk.ConnectValidate(); code != packets.CodeSuccess {
+			if _, ok := packets.V5CodesToV3[code]; !ok {
+				h.log.Warn("mqtt: a client's CONNECT breaks MQTT 3.1.1; its connection is closed", "remote", cl.Net.Remote, "err", code.Reason)
+				return pk, fmt.Errorf("mqtt: %w", code)
+			}
+		}
+	}
+	return pk, nil
+}
+
+// OnPacketEncode gives an MQTT 3.1 or 3.1.1 client's refused CONNACK a
+// return code of its protocol (0x01 to 0x05) where mochi would send an MQTT
+// 5 reason code.
+func (h *accessHook) OnPacketEncode(cl *mochi.Client, pk packets.Packet) packets.Packet {
+	if pk.FixedHeader.Type != packets.Connack || cl.Properties.ProtocolVersion >= 5 || pk.ReasonCode < packets.ErrUnspecifiedError.Code {
+		return pk
+	}
+	pk.ReasonCode = v3Connack(pk.ReasonCode)
+	return pk
+}
+
+// v3Connack is the MQTT 3.1.1 CONNACK return code for an MQTT 5 reason
+// code of a refused connection.
+func v3Connack(code byte) byte {
+	switch code {
+	case packets.ErrUnsupportedProtocolVersion.Code:
+		return packets.Err3UnsupportedProtocolVersion.Code
+	case packets.ErrClientIdentifierNotValid.Code, packets.ErrUnspecifiedError.Code:
+		// mochi refuses an empty client id with a persistent session with
+		// 0x80; 3.1.1 says "identifier rejected" (3.1.3.1).
+		return packets.Err3ClientIdentifierNotValid.Code
+	case packets.ErrServerUnavailable.Code, packets.ErrServerBusy.Code:
+		return packets.Err3ServerUnavailable.Code
+	case packets.ErrBadUsernameOrPassword.Code, packets.ErrBadAuthenticationMethod.Code:
+		return packets.ErrMalformedUsernameOrPassword.Code // 0x04
+	}
+	return packets.Err3NotAuthorized.Code
 }
 
 // OnConnect refuses, before mochi authenticates the client (which checks

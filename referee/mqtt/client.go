@@ -203,15 +203,25 @@ func WatermarkPath(storeDir string) string { return filepath.Join(storeDir, "wat
 // ReadWatermark returns the watermark kept in storeDir; a missing or
 // unreadable one is the zero Watermark (nothing known delivered).
 func ReadWatermark(storeDir string) Watermark {
-	b, err := os.ReadFile(WatermarkPath(storeDir))
+	w, _ := ReadWatermarkFile(WatermarkPath(storeDir))
+	return w
+}
+
+// ReadWatermarkFile reads a watermark's file (WatermarkPath): the zero
+// Watermark and an error for one that is missing or unreadable.
+func ReadWatermarkFile(path string) (Watermark, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return Watermark{}
+		return Watermark{}, fmt.Errorf("mqtt: watermark: %w", err)
 	}
 	var w Watermark
-	if json.Unmarshal(b, &w) != nil || w.Seq < 0 || w.Hash == "" {
-		return Watermark{}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Watermark{}, fmt.Errorf("mqtt: watermark %s: %w", path, err)
 	}
-	return w
+	if w.Seq < 0 || w.Hash == "" {
+		return Watermark{}, fmt.Errorf("mqtt: watermark %s: no seq and hash", path)
+	}
+	return w, nil
 }
 
 // Dial connects to the broker (retrying in the background while it is
@@ -685,20 +695,83 @@ func (c *Client) Flush(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("mqtt: %d messages not delivered: %w", c.Pending(), ctx.Err())
+			return c.undelivered(ctx.Err())
 		case <-c.acked:
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
+// UndeliveredError is Flush's and Close's error when messages are still
+// queued: how many of each kind. None is lost with the process: events
+// are in the journal, and the next start publishes those above the
+// watermark again; a reply's command was not acknowledged to the broker,
+// which delivers it again, to be answered as then; the state is published
+// again at every start.
+type UndeliveredError struct {
+	Events, States, Replies, Others int
+	// Away says the broker could not be reached at the stop: Close did not
+	// wait.
+	Away bool
+	Err  error
+}
+
+func (e *UndeliveredError) Error() string {
+	why := e.Err.Error()
+	if e.Away {
+		why = "the broker cannot be reached"
+	}
+	return fmt.Sprintf("mqtt: %d messages not delivered (%d events, %d states, %d replies, %d others): %s",
+		e.Events+e.States+e.Replies+e.Others, e.Events, e.States, e.Replies, e.Others, why)
+}
+
+func (e *UndeliveredError) Unwrap() error { return e.Err }
+
+// undelivered counts the queue by kind.
+func (c *Client) undelivered(err error) *UndeliveredError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := &UndeliveredError{Err: err}
+	for _, m := range c.queue {
+		switch m.kind {
+		case "event":
+			u.Events++
+		case "state":
+			u.States++
+		case "reply":
+			u.Replies++
+		default:
+			u.Others++
+		}
+	}
+	return u
+}
+
+// ErrBrokerAway is the cause of an UndeliveredError of a Close that found
+// the broker unreachable.
+var ErrBrokerAway = errors.New("mqtt: the broker cannot be reached")
+
 // Close delivers what is queued (until ctx is done), says offline, and
-// disconnects.
+// disconnects. When the broker cannot be reached (not connected, and the
+// attempts since the connection was lost have failed), it does not wait:
+// nothing can be delivered. What is left is an *UndeliveredError.
 func (c *Client) Close(ctx context.Context) error {
-	err := c.Flush(ctx)
-	c.enqueue(message{topic: c.topics.Status, payload: []byte("offline"), retained: true, kind: "status"})
-	if err == nil {
-		_ = c.Flush(ctx)
+	c.mu.Lock()
+	away := !c.up && c.failing > 0
+	c.mu.Unlock()
+	var err error
+	if away {
+		if c.Pending() > 0 {
+			u := c.undelivered(ErrBrokerAway)
+			u.Away = true
+			err = u
+		}
+	} else {
+		err = c.Flush(ctx)
+		c.enqueue(message{topic: c.topics.Status, payload: []byte("offline"), retained: true, kind: "status"})
+		if err == nil {
+			_ = c.Flush(ctx)
+		}
 	}
 	c.mu.Lock()
 	c.closed = true

@@ -538,3 +538,69 @@ func TestScoreboardChipsAndRounds(t *testing.T) {
 	}
 	noConsoleErrors(t, p)
 }
+
+// TestScoreboardPerudo: a palifico hand is shown as such, the bid's chance
+// counts ones as wild in a plain hand and not in a palifico one, and the
+// palifico hand's result counts no ones for the bid even when the state of
+// the next, plain hand reaches the page before the hand's events.
+func TestScoreboardPerudo(t *testing.T) {
+	st := startStack(t, "t1", nil)
+	ref := newFakeReferee(t, st.broker.URL(), "t1")
+	ref.play(`{"type":"new_game","rules":"perudo","seats":["ann","bob","cy"],"first":"ann","seed":3,"options":{"dice":2}}`,
+		`{"type":"bid","seat":"ann","quantity":2,"face":3}`)
+	p := open(t, st.web.URL+"/")
+	chanceJS := `(() => { const b = document.getElementById('bid'); const c = document.getElementById('chance').dataset.chance;
+	  return c ? b.dataset.quantity + 'x' + b.dataset.face + ' ' + c : null })()`
+	var chance string
+	waitFor(t, p, "the chance", chanceJS, &chance)
+	// 6 hidden dice, p = 1/3 (a 3 or a wild one): P(X >= 2).
+	if want := 1 - binom(6, 0, 1.0/3) - binom(6, 1, 1.0/3); !strings.HasPrefix(chance, "2x3 ") || !near(strings.TrimPrefix(chance, "2x3 "), want) {
+		t.Errorf("two 3s among 6 hidden dice, ones wild: got %s; want 2x3 %.6f", chance, want)
+	}
+	ref.play(`{"type":"challenge","seat":"bob"}`, `{"type":"reveal","dice":{"ann":[3,4],"bob":[5,6],"cy":[2,2]}}`)
+	var head string
+	waitFor(t, p, "the palifico hand", `(() => { const m = document.getElementById('meta'); return m.querySelector('.palifico') ? m.textContent : null })()`, &head)
+	if !strings.Contains(head, "hand 2 (palifico)") {
+		t.Errorf("header %q; want it to say hand 2 (palifico)", head)
+	}
+	ref.play(`{"type":"bid","seat":"ann","quantity":2,"face":4}`)
+	waitFor(t, p, "the palifico chance", `(() => { const c = `+chanceJS+`; return c && c.startsWith('2x4 ') ? c : null })()`, &chance)
+	// 5 hidden dice, p = 1/6 (ones are not wild): P(X >= 2).
+	if want := 1 - binom(5, 0, 1.0/6) - binom(5, 1, 1.0/6); !near(strings.TrimPrefix(chance, "2x4 "), want) {
+		t.Errorf("two 4s among 5 hidden dice in a palifico hand: got %s; want %.6f", chance, want)
+	}
+	ref.play(`{"type":"challenge","seat":"bob"}`)
+	// The reveal: the state of hand 3 (plain, ones wild again) first.
+	evs, err := record.Apply(ref.table, []byte(`{"type":"reveal","dice":{"ann":[1],"bob":[4,5],"cy":[2,2]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := json.Marshal(ref.table.Snapshot())
+	ref.publish(ref.topics.State, snap, true)
+	for _, e := range evs {
+		b, _ := json.Marshal(e)
+		ref.publish(ref.topics.Events, b, false)
+	}
+	var result struct {
+		Count int `json:"count"`
+		Hits  int `json:"hits"`
+	}
+	waitFor(t, p, "the palifico hand's result", `(() => { const r = document.getElementById('result'); const h = r.querySelector('.result-head');
+	  if (!h || !h.textContent.includes('two 4s')) return null;
+	  return {count: +r.dataset.count, hits: r.querySelectorAll('.reveal svg.die.hit').length} })()`, &result)
+	if result.Count != 1 || result.Hits != 1 {
+		t.Errorf("result: got %+v; want count 1 with 1 die counted (ann's one is not wild)", result)
+	}
+	waitFor(t, p, "the plain hand", `!document.querySelector('#meta .palifico') && document.getElementById('meta').textContent.includes('hand 3')`, nil)
+	// A bid on wild ones stands on the track's ones space: one one right
+	// after two of any face.
+	ref.play(`{"type":"bid","seat":"bob","quantity":1,"face":5}`, `{"type":"bid","seat":"cy","quantity":1,"face":1}`)
+	var lit string
+	waitFor(t, p, "the ones space lit", `(() => { const l = document.querySelector('#track .space.lit');
+	  const spaces = [...document.querySelectorAll('#track .space')].map(e => e.classList.contains('ones') ? 'o' : 'n').join('');
+	  return l && l.classList.contains('ones') ? spaces + ' ' + [...document.querySelectorAll('#track .space')].indexOf(l) : null })()`, &lit)
+	if lit != "nnonno 2" {
+		t.Errorf("track: got %q; want number 1, 2, ones 1 (lit), number 3, 4, ones 2", lit)
+	}
+	noConsoleErrors(t, p)
+}

@@ -167,7 +167,7 @@ func TestVenueTwoDemoTables(t *testing.T) {
 		Seats  int    `json:"seats"`
 	}
 	waitFor(t, p, "two tables", `(() => { const t = [...document.querySelectorAll('.venue-table')].map(e => ({
-	  id: e.dataset.table, status: e.querySelector('.vt-status').textContent, seats: e.querySelectorAll('.vt-seat').length}));
+	  id: e.dataset.table, status: (e.querySelector('.vt-status') || {}).textContent, seats: e.querySelectorAll('.vt-seat').length}));
 	  return t.length === 2 && t.every(x => x.seats > 0 && x.status === 'online') ? t : null })()`, &tables)
 	if tables[0].ID != "hall-1" || tables[0].Seats != 3 || tables[1].ID != "hall-2" || tables[1].Seats != 4 {
 		t.Errorf("tables: got %+v; want hall-1 with 3 seats, hall-2 with 4", tables)

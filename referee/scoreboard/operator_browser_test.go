@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -132,14 +134,21 @@ type operatorView struct {
 	Game  int    `json:"game"`
 	Hand  int    `json:"hand"`
 	Read  *struct {
-		ID       int64  `json:"id"`
-		Kind     string `json:"kind"`
-		Game     int    `json:"game"`
-		Hand     int    `json:"hand"`
-		Accepted bool   `json:"accepted"`
+		ID          int64            `json:"id"`
+		Kind        string           `json:"kind"`
+		Game        int              `json:"game"`
+		Hand        int              `json:"hand"`
+		Accepted    bool             `json:"accepted"`
+		Source      string           `json:"source"`
+		Unconfirmed map[string][]int `json:"unconfirmed"`
 	} `json:"read"`
 	Dice     map[string][]int `json:"dice"`
 	Problems []string         `json:"problems"`
+	Expected []struct {
+		Seat string `json:"seat"`
+		Dice int    `json:"dice"`
+	} `json:"expected"`
+	Unread map[string]int `json:"unread"`
 }
 
 // leakWatch runs in the page from its start: it notes every moment at
@@ -187,7 +196,7 @@ func TestOperatorResolvesDoubtfulReveal(t *testing.T) {
 		Short    string `json:"short"`
 		Other    string `json:"other"`
 	}
-	if err := p.Eval(context.Background(), `(() => { const bad = document.querySelector('#reveal-seats .count.bad').parentElement.dataset.seat;
+	if err := p.Eval(context.Background(), `(() => { const bad = document.querySelector('#reveal-seats .count.bad').closest('li').dataset.seat;
 	  const other = [...document.querySelectorAll('#reveal-seats li')].map(l => l.dataset.seat).find(s => s !== bad);
 	  return {disabled: document.getElementById('accept').disabled, short: bad, other} })()`, &state); err != nil {
 		t.Fatal(err)
@@ -201,19 +210,45 @@ func TestOperatorResolvesDoubtfulReveal(t *testing.T) {
 	// its face is set.
 	tap(t, p, `.op-mark[data-seat="`+state.Other+`"]`)
 	waitFor(t, p, "the face picker", `!document.getElementById('picker').hidden`, nil)
-	tap(t, p, `#picker-faces button[data-face="6"]`)
+	tap(t, p, `#picker button[data-face="6"]`)
 	waitFor(t, p, "the face set", `document.getElementById('picker').hidden && liarsdOperator.view().dice[`+jsString(state.Other)+`].includes(6)`, nil)
 	// The missing die: added to the short seat with face 4.
 	tap(t, p, `#reveal-seats li[data-seat="`+state.Short+`"] button.add`)
 	waitFor(t, p, "the picker for a new die", `!document.getElementById('picker').hidden`, nil)
-	tap(t, p, `#picker-faces button[data-face="4"]`)
-	waitFor(t, p, "Accept enabled", `document.getElementById('picker').hidden && !document.getElementById('accept').disabled`, nil)
+	tap(t, p, `#picker button[data-face="4"]`)
+	// Dice in doubt the operator has not set: Accept says so and opens
+	// them, one by one; a tap on the likeliest face sets each.
+	for range 10 {
+		var guide bool
+		waitFor(t, p, "Accept enabled", `(() => { const a = document.getElementById('accept');
+		  return document.getElementById('picker').hidden && !a.disabled ? {guide: a.dataset.guide === 'true'} : null })()`, &struct {
+			Guide *bool `json:"guide"`
+		}{&guide})
+		if !guide {
+			break
+		}
+		var label string
+		if err := p.Eval(context.Background(), `document.getElementById('accept').textContent`, &label); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(label, "in doubt") {
+			t.Errorf("Accept's label with a die in doubt left: %q; want it to say so", label)
+		}
+		tap(t, p, `#accept`)
+		waitFor(t, p, "the picker of a die in doubt", `!document.getElementById('picker').hidden`, nil)
+		tap(t, p, `#picker .op-faces:not([hidden]) button`)
+	}
 	if err := p.Eval(context.Background(), `liarsdOperator.view()`, &v); err != nil {
 		t.Fatal(err)
 	}
 	sent := v.Dice
-	if !slices.Contains(sent[state.Short], 4) || len(sent[state.Short]) != 2 || len(sent[state.Other]) != 2 {
-		t.Fatalf("the page's dice: got %v; want two dice a seat, a 4 added to %s", sent, state.Short)
+	for _, e := range v.Expected {
+		if len(sent[e.Seat]) != e.Dice {
+			t.Fatalf("the page's dice: got %v; want %d for %s", sent, e.Dice, e.Seat)
+		}
+	}
+	if !slices.Contains(sent[state.Short], 4) {
+		t.Fatalf("the page's dice: got %v; want a 4 added to %s", sent, state.Short)
 	}
 	before := len(od.revealed())
 	tap(t, p, `#accept`)
@@ -325,13 +360,7 @@ func BenchmarkOperatorShowsDoubt(b *testing.B) {
 		}
 		settled := 0
 		for settled < reveals && err == nil {
-			var v struct {
-				operatorView
-				Expected []struct {
-					Seat string `json:"seat"`
-					Dice int    `json:"dice"`
-				} `json:"expected"`
-			}
+			var v operatorView
 			err = p.WaitFor(ctx, `(() => { const v = liarsdOperator.view(); const r = v.read;
 			  return r && r.kind === 'reveal' && !r.ok && !r.accepted ? v : null })()`, &v)
 			if err != nil {
@@ -385,4 +414,117 @@ func firstOr(l []json.RawMessage) string {
 		return "none"
 	}
 	return string(l[0])
+}
+
+// TestOperatorSetsAnUnconfirmedDieInTheDemo plays the operator at a demo
+// table whose camera misses a die at every reveal, with no demo operator:
+// a reveal whose missed die could change the verdict is sent from the
+// test; one whose missed die could not is taken by the referee with that
+// die unconfirmed. The scoreboard draws it as not read, the operator page
+// lists it, a tap and a face set it, and Correct sends the correction the
+// real referee takes: the corrected dice name every face, and the
+// scoreboard then shows them.
+func TestOperatorSetsAnUnconfirmedDieInTheDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a demo game")
+	}
+	od := startOperatorDemo(t, "op-2", demo.Options{Rules: "common-hand", Seats: 2, Options: map[string]any{"dice": 2},
+		Seed: 5, Pace: 300 * time.Millisecond, Doubt: 1, OperatorAfter: demo.OperatorOff, CorrectWindow: 30 * time.Second})
+	cmd := paho.NewClient(paho.NewClientOptions().AddBroker(od.broker.URL()).SetClientID("operator-test-cmd"))
+	if tok := cmd.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	t.Cleanup(func() { cmd.Disconnect(100) })
+	board := open(t, od.url)
+	p := openWith(t, od.url+"operator", leakWatch)
+	if err := p.Resize(context.Background(), phoneW, phoneH, true); err != nil {
+		t.Fatal(err)
+	}
+	var v operatorView
+	for tries := 0; ; tries++ {
+		if tries == 12 {
+			t.Fatal("no reveal taken with a die not read in 12 reveals")
+		}
+		waitFor(t, p, "a reveal", `(() => { const v = liarsdOperator.view(); const r = v.read;
+		  return r && r.kind === 'reveal' && ((r.accepted && r.source === 'camera' && r.unconfirmed) || (!r.accepted && !r.ok)) ? v : null })()`, &v)
+		if v.Read.Accepted {
+			break
+		}
+		// A look: the test sends the page's dice, made up to each seat's
+		// count, as another app would.
+		dice := map[string][]int{}
+		for _, e := range v.Expected {
+			faces := append([]int{}, v.Dice[e.Seat]...)
+			for len(faces) < e.Dice {
+				faces = append(faces, 1)
+			}
+			for i, f := range faces {
+				faces[i] = max(1, f)
+			}
+			dice[e.Seat] = faces[:e.Dice]
+		}
+		line, _ := json.Marshal(map[string]any{"type": "reveal", "dice": dice})
+		cmd.Publish(mqtt.TopicsFor("", "op-2").Cmd, 1, false, line)
+		waitFor(t, p, "the look settled", `(() => { const r = liarsdOperator.view().read; return !r || r.accepted || r.id !== `+strconv.FormatInt(v.Read.ID, 10)+` })()`, nil)
+		waitFor(t, p, "the next hand", `(() => { const v = liarsdOperator.view(); return v.phase === 'bidding' && !v.read })()`, nil)
+	}
+	notRead := 0
+	for seat, at := range v.Read.Unconfirmed {
+		notRead += len(at)
+		if v.Unread[seat] != len(at) {
+			t.Errorf("the page's dice not read: %v; want those of %v", v.Unread, v.Read.Unconfirmed)
+		}
+	}
+	n := strconv.Itoa(notRead)
+	waitFor(t, board, "the scoreboard's dice not read", `document.getElementById('result').dataset.notRead === '`+n+`' &&
+	  document.querySelectorAll('#result svg.die.unread').length === `+n, nil)
+
+	// Each die not read: a tap, face 3.
+	for seat, at := range v.Read.Unconfirmed {
+		for range at {
+			tap(t, p, `#reveal-seats li[data-seat="`+seat+`"] button.die-button[data-unread="true"]`)
+			waitFor(t, p, "the die's card", `!document.getElementById('picker').hidden`, nil)
+			tap(t, p, `#picker button[data-face="3"]`)
+			waitFor(t, p, "the card closed", `document.getElementById('picker').hidden`, nil)
+		}
+	}
+	waitFor(t, p, "Correct enabled", `!document.getElementById('correct').disabled`, nil)
+	if err := p.Eval(context.Background(), `liarsdOperator.view()`, &v); err != nil {
+		t.Fatal(err)
+	}
+	want := v.Dice
+	tap(t, p, `#correct`)
+	waitFor(t, p, "the correction accepted", `document.getElementById('answer').dataset.answer === 'ok'`, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	var got map[string][]int
+	for got == nil && time.Now().Before(deadline) {
+		got = od.lastOf("corrected")
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, m := range []map[string][]int{got, want} {
+		for _, faces := range m {
+			sort.Ints(faces)
+		}
+	}
+	if !maps.EqualFunc(got, want, slices.Equal[[]int]) {
+		t.Errorf("corrected: got %v; want the page's dice %v", got, want)
+	}
+	for seat, at := range v.Read.Unconfirmed {
+		if threes := len(slices.DeleteFunc(slices.Clone(want[seat]), func(f int) bool { return f != 3 })); threes < len(at) {
+			t.Errorf("corrected: %s's dice %v; want its %d dice not read set to 3", seat, want[seat], len(at))
+		}
+	}
+	waitFor(t, p, "the correction on the page", `(() => { const v = liarsdOperator.view(); return v.read && v.read.accepted && v.read.source === 'operator' && !v.read.unconfirmed &&
+	  document.getElementById('reveal-status').textContent.startsWith('Accepted by the operator.') })()`, nil)
+	waitFor(t, board, "the scoreboard's corrected result", `(() => { const r = document.getElementById('result');
+	  return r.dataset.corrected === 'true' && r.dataset.notRead === '0' && !r.querySelector('svg.die.unread') })()`, nil)
+	var leaks []json.RawMessage
+	if err := p.Eval(context.Background(), `window.__leaks`, &leaks); err != nil {
+		t.Fatal(err)
+	}
+	if len(leaks) > 0 {
+		t.Errorf("watching the page: %d moments with faces before the call (first: %s)", len(leaks), firstOr(leaks))
+	}
+	noConsoleErrors(t, p)
+	noConsoleErrors(t, board)
 }

@@ -109,7 +109,7 @@ func TestOperatorLogsIn(t *testing.T) {
 			t.Errorf("witnesses: got %q; want %q in it", witness, want)
 		}
 	}
-	tap(t, p, `#picker-faces button[data-face="3"]`)
+	tap(t, p, `#picker button[data-face="3"]`)
 	waitFor(t, p, "Accept enabled", `!document.getElementById('accept').disabled`, nil)
 	tap(t, p, `#accept`)
 	select {

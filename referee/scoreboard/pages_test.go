@@ -23,15 +23,18 @@ import (
 
 // journaledReferee is a fakeReferee that also keeps the table's journal
 // and publishes the state as the referee does: the engine's snapshot
-// with the table's status and its last resolution (kept from the game's
-// first hand on, as the referee keeps it).
+// with the table's status, the journal's game number and its last
+// resolution (kept from the game's first hand on, as the referee keeps
+// it) with its reveal's unconfirmed dice.
 type journaledReferee struct {
 	*fakeReferee
-	path   string
-	name   string
-	status string
-	last   json.RawMessage
-	look   json.RawMessage
+	path            string
+	name            string
+	status          string
+	games           int
+	last            json.RawMessage
+	lastUnconfirmed map[string][]int
+	look            json.RawMessage
 }
 
 func newJournaledReferee(t *testing.T, url, table, path string) *journaledReferee {
@@ -39,7 +42,14 @@ func newJournaledReferee(t *testing.T, url, table, path string) *journaledRefere
 	return &journaledReferee{fakeReferee: newFakeReferee(t, url, table), path: path, name: table, status: "ready"}
 }
 
-func (j *journaledReferee) play(lines ...string) {
+func (j *journaledReferee) play(lines ...string) { j.t.Helper(); j.playOut(true, lines...) }
+
+// playQuietly journals lines as play does but publishes none of their
+// events, only the state after them: a page subscribed later, or across
+// a lost connection, never saw those events.
+func (j *journaledReferee) playQuietly(lines ...string) { j.t.Helper(); j.playOut(false, lines...) }
+
+func (j *journaledReferee) playOut(events bool, lines ...string) {
 	j.t.Helper()
 	for _, l := range lines {
 		f, err := os.OpenFile(j.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -57,18 +67,30 @@ func (j *journaledReferee) play(lines ...string) {
 		if err != nil {
 			j.t.Fatalf("%s: %v", l, err)
 		}
+		if strings.Contains(l, `"new_game"`) {
+			j.games++
+		}
 		for _, e := range evs {
 			b, _ := json.Marshal(e)
 			switch e := e.(type) {
+			case *engine.Revealed:
+				j.lastUnconfirmed = e.Unconfirmed
 			case *engine.Resolved:
 				j.last = b
 			case *engine.HandStarted:
 				if e.Game == 1 && e.Hand == 1 {
-					j.last = nil
+					j.last, j.lastUnconfirmed = nil, nil
 				}
 			}
-			j.publish(j.topics.Events, b, false)
+			if events {
+				j.publish(j.topics.Events, b, false)
+			}
 		}
+		if events {
+			j.publishState()
+		}
+	}
+	if !events {
 		j.publishState()
 	}
 }
@@ -78,11 +100,13 @@ func (j *journaledReferee) publishState() {
 	j.t.Helper()
 	b, _ := json.Marshal(struct {
 		engine.Snapshot
-		Table  string          `json:"table"`
-		Status string          `json:"status"`
-		Last   json.RawMessage `json:"last,omitempty"`
-		Look   json.RawMessage `json:"look,omitempty"`
-	}{j.table.Snapshot(), j.name, j.status, j.last, j.look})
+		Table           string           `json:"table"`
+		Status          string           `json:"status"`
+		GameNumber      int              `json:"game_number,omitempty"`
+		Last            json.RawMessage  `json:"last,omitempty"`
+		LastUnconfirmed map[string][]int `json:"last_unconfirmed,omitempty"`
+		Look            json.RawMessage  `json:"look,omitempty"`
+	}{j.table.Snapshot(), j.name, j.status, j.games, j.last, j.lastUnconfirmed, j.look})
 	j.publish(j.topics.State, b, true)
 }
 
@@ -205,7 +229,7 @@ func TestStatusTellsTheTruth(t *testing.T) {
 		t.Errorf("no camera: got %+v; want phase reveal, status waiting for reveal, nothing read", h)
 	}
 	var venue string
-	waitFor(t, v, "the venue's status", `(() => { const m = document.querySelector('.venue-table .vt-meta'); return m && m.dataset.status ? m.dataset.status : null })()`, &venue)
+	waitFor(t, v, "the venue's status", `(() => { const m = document.querySelector('.venue-table .vt-ref'); return m && m.dataset.status ? m.dataset.status : null })()`, &venue)
 	if venue != "waiting for reveal" {
 		t.Errorf("venue: got %q; want waiting for reveal", venue)
 	}
@@ -329,4 +353,47 @@ func TestQRCodes(t *testing.T) {
 			t.Errorf("%s scanned: got %q; want %q", c.src, got, c.want)
 		}
 	}
+}
+
+// TestTablePageFillsWhatItMissed: events the page never received (published
+// before its subscription, or while its connection was away) come from the
+// journal: a state whose seq is ahead of the events seen makes the page read
+// the history again, and the header, the history and the last result agree.
+// (A cold load once said hand 8 in the header while the history stopped at
+// hand 7 and the last result was hand 6's.)
+func TestTablePageFillsWhatItMissed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t1.journal")
+	st := startStack(t, "t1", scoreboard.JournalFile(path))
+	ref := newJournaledReferee(t, st.broker.URL(), "t1", path)
+	ref.play(`{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`,
+		`{"type":"bid","seat":"ann","quantity":1,"face":2}`)
+	p := open(t, st.web.URL+"/")
+	waitFor(t, p, "hand 1", `(() => { const h = `+historyJS+`; return h.some(x => x.includes('ann bids one 2')) ? h : null })()`, nil)
+	// Hand 1 ends and hand 2 is bid on; the page gets only the state.
+	ref.playQuietly(`{"type":"challenge","seat":"bob"}`, `{"type":"reveal","dice":{"ann":[2,5],"bob":[3,4]}}`,
+		`{"type":"bid","seat":"bob","quantity":2,"face":6}`)
+	var got struct {
+		GH      string   `json:"gh"`
+		History []string `json:"history"`
+		Count   string   `json:"count"`
+	}
+	waitFor(t, p, "the missed events from the journal", `(() => { const h = `+historyJS+`;
+	  return h.some(x => x.startsWith('There was 1')) ? {gh: (`+headerJS+`).gh, history: h, count: document.getElementById('result').dataset.count} : null })()`, &got)
+	joined := strings.Join(got.History, "|")
+	for _, want := range []string{"bob bids two sixes", "Hand 2: bob opens", "bob calls liar"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("history %q; want %q", got.History, want)
+		}
+	}
+	seen := map[string]bool{}
+	for _, h := range got.History {
+		if seen[h] && !strings.HasPrefix(h, "Reveal") {
+			t.Errorf("history %q: %q twice", got.History, h)
+		}
+		seen[h] = true
+	}
+	if got.GH != "game 1 · hand 2" || got.Count != "1" {
+		t.Errorf("header %q, last result's count %q; want game 1 · hand 2 and hand 1's result, 1", got.GH, got.Count)
+	}
+	noConsoleErrors(t, p)
 }

@@ -10,12 +10,12 @@ import (
 	"github.com/liarsd/liarsd/engine/record"
 )
 
-// TestComputerPlaysEveryPreset plays whole games with computer players at
-// a table whose dice are rolled as physical dice would be: every move the
-// players send is accepted.
+// TestComputerPlaysEveryPreset plays whole games with computer players (and
+// the Simple player) at a table whose dice are rolled as physical dice
+// would be: every move the players send is accepted.
 func TestComputerPlaysEveryPreset(t *testing.T) {
 	for _, preset := range engine.PresetNames() {
-		for _, level := range []string{"random", "strong"} {
+		for _, level := range []string{"random", "strong", "simple"} {
 			t.Run(preset+"/"+level, func(t *testing.T) {
 				tb := engine.NewTable()
 				names := []string{"ann", "bob", "cy"}
@@ -24,6 +24,10 @@ func TestComputerPlaysEveryPreset(t *testing.T) {
 				}
 				players := map[string]Player{}
 				for i, n := range names {
+					if level == "simple" {
+						players[n] = NewSimple(uint64(i + 1))
+						continue
+					}
 					p, err := NewComputer(level, uint64(i+1))
 					if err != nil {
 						t.Fatal(err)

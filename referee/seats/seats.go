@@ -123,34 +123,14 @@ func (t table) expected(f int) float64 {
 	return float64(mine+shownMatch) + float64(max(t.others-shown, 0))*p
 }
 
-// raises reports whether (q, f) raises the standing bid under the preset.
+// raises reports whether (q, f) raises the standing bid under the preset's
+// rules (a perudo palifico hand's locked face included).
 func (t table) raises(q, f int) bool {
 	b := t.v.Snapshot.Bid
 	if b == nil {
-		return true
+		return t.preset.Opens(t.v.Snapshot.Palifico, f)
 	}
-	switch t.preset.Raise {
-	case engine.RaiseQuantityOrFace:
-		return q > b.Quantity || (q == b.Quantity && f > b.Face)
-	case engine.RaiseEither:
-		return q > b.Quantity || f > b.Face
-	case engine.RaiseFaceOrQuantity:
-		return f > b.Face || (f == b.Face && q > b.Quantity)
-	case engine.RaiseTrack:
-		from, to := trackSpace(b.Quantity, b.Face), trackSpace(q, f)
-		if to != from {
-			return to > from
-		}
-		return f != 1 && f > b.Face
-	}
-	return false
-}
-
-func trackSpace(q, f int) int {
-	if f == 1 {
-		return 3*q - 1
-	}
-	return q - 1 + (q-1)/2
+	return t.preset.RaisesIn(t.v.Snapshot.Palifico, b.Quantity, b.Face, q, f)
 }
 
 func (t table) chips() (chips, stake int) {
@@ -188,7 +168,8 @@ func (p *Simple) Act(v View) Move {
 		if float64(bid.Quantity) > e+margin {
 			return Move{Type: engine.ActChallenge, Seat: me}
 		}
-		if t.preset.SpotOn != engine.SpotOnNone && math.Abs(float64(bid.Quantity)-e) < 0.4 && p.rng.Float64() < 0.25 {
+		calza := t.v.Snapshot.Calza == nil || *t.v.Snapshot.Calza // perudo's, when allowed
+		if t.preset.SpotOn != engine.SpotOnNone && calza && math.Abs(float64(bid.Quantity)-e) < 0.4 && p.rng.Float64() < 0.25 {
 			return Move{Type: engine.ActSpotOn, Seat: me}
 		}
 	}
@@ -197,7 +178,7 @@ func (p *Simple) Act(v View) Move {
 		// what it expects.
 		face, e := t.sides, -1.0
 		for f := 1; f <= t.sides; f++ {
-			if x := t.expected(f) + p.rng.Float64()*0.5; x > e {
+			if x := t.expected(f) + p.rng.Float64()*0.5; x > e && t.raises(1, f) {
 				face, e = f, x
 			}
 		}

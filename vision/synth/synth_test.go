@@ -56,7 +56,7 @@ func TestRenderIsDeterministic(t *testing.T) {
 		t.Fatalf("got %d and %d truths; want 5", len(ta), len(tb))
 	}
 	for i := range ta {
-		if ta[i] != tb[i] {
+		if !reflect.DeepEqual(ta[i], tb[i]) {
 			t.Errorf("truth %d: %v then %v", i, ta[i], tb[i])
 		}
 		if ta[i].X < 0 || ta[i].Y < 0 || ta[i].X > 320 || ta[i].Y > 200 {

@@ -30,6 +30,7 @@ var ErrTooBig = errors.New("duel: the best response's search passed its budget o
 // bestResponse searches one hand exhaustively for the seat br against the
 // policy of the other seat.
 type bestResponse struct {
+	r       *Rules
 	d       Deal
 	br      int
 	pol     Policy
@@ -103,12 +104,16 @@ func (b *bestResponse) search(hist []int, ro []float64) ([]float64, error) {
 	actor := len(hist) % 2
 	out := make([]float64, len(b.hb))
 	terminal := func(spot bool, dst []float64) {
-		_, f := Bid(last)
+		q, f := b.r.Bid(b.d.Dice(), last)
 		for i, h := range b.hb {
 			v := 0.0
 			for j, g := range b.ho {
 				if ro[j] != 0 {
-					v += g.P * ro[j] * b.o.terminal(last, h.count[f]+g.count[f], actor, spot)
+					c := h.count[f] + g.count[f]
+					if b.r.Wild && f != 1 {
+						c += h.count[1] + g.count[1]
+					}
+					v += g.P * ro[j] * b.o.terminal(q, c, actor, spot)
 				}
 			}
 			dst[i] = h.P * v
@@ -130,10 +135,15 @@ func (b *bestResponse) search(hist []int, ro []float64) ([]float64, error) {
 		if last >= 0 {
 			terminal(false, tmp)
 			take(tmp, nb)
-			terminal(true, tmp)
-			take(tmp, nb+1)
+			if b.r.SpotOn {
+				terminal(true, tmp)
+				take(tmp, nb+1)
+			}
 		}
 		for j := last + 1; j < nb; j++ {
+			if last < 0 && !b.r.Opens(b.d.Dice(), j) {
+				continue
+			}
 			v, err := b.value(append(hist, j), ro)
 			if err != nil {
 				return nil, err
@@ -159,8 +169,11 @@ func (b *bestResponse) search(hist []int, ro []float64) ([]float64, error) {
 	next := make([]float64, len(b.ho))
 	tmp := make([]float64, len(b.hb))
 	for a := last + 1; a < nb+2; a++ {
-		if last < 0 && a >= nb {
+		if last < 0 && a >= nb || a == nb+1 && !b.r.SpotOn {
 			break
+		}
+		if last < 0 && !b.r.Opens(b.d.Dice(), a) {
+			continue
 		}
 		any := false
 		for j := range b.ho {
@@ -211,13 +224,14 @@ type Exploitation struct {
 // Mean is the best response's chance averaged over both seatings.
 func (e Exploitation) Mean() float64 { return (e.Open + e.Respond) / 2 }
 
-// Exploit computes exactly the best response to pol in the game where each
-// seat starts with start dice (1 or 2): within every hand it searches every
-// history (expectimax, remembering every bid), and across hands it
-// iterates the chance of winning from each count of dice and opener until
-// it settles. budget bounds the histories one hand's search may visit.
-func Exploit(start int, pol Policy, budget int) (Exploitation, error) {
-	e, _, err := exploit(start, pol, budget, false)
+// Exploit computes exactly the best response to pol in the game of the
+// rules where each seat starts with start dice (1 or 2): within every hand
+// it searches every history (expectimax, remembering every bid), and
+// across hands it iterates the chance of winning from each count of dice
+// and opener until it settles. budget bounds the histories one hand's
+// search may visit.
+func Exploit(r *Rules, start int, pol Policy, budget int) (Exploitation, error) {
+	e, _, err := exploit(r, start, pol, budget, false)
 	return e, err
 }
 
@@ -238,11 +252,11 @@ func (r *Responder) Action(d Deal, seat, hand int, hist []int) (int, bool) {
 // BestResponse is Exploit that also returns the best response's play, to
 // replay it through the engine. Its record is whole for policies without
 // states (or whose states are whole histories, as one die a seat).
-func BestResponse(start int, pol Policy, budget int) (Exploitation, *Responder, error) {
-	return exploit(start, pol, budget, true)
+func BestResponse(r *Rules, start int, pol Policy, budget int) (Exploitation, *Responder, error) {
+	return exploit(r, start, pol, budget, true)
 }
 
-func exploit(start int, pol Policy, budget int, keep bool) (Exploitation, *Responder, error) {
+func exploit(r *Rules, start int, pol Policy, budget int, keep bool) (Exploitation, *Responder, error) {
 	if start < 1 || start > 2 {
 		return Exploitation{}, nil, fmt.Errorf("duel: start dice %d: want 1 or 2", start)
 	}
@@ -288,7 +302,7 @@ func exploit(start int, pol Policy, budget int, keep bool) (Exploitation, *Respo
 					if br == 1 {
 						d = Deal{D0: b, D1: a}
 					}
-					s := &bestResponse{d: d, br: br, pol: pol, o: out, budget: budget, memo: map[string][]float64{}, record: record}
+					s := &bestResponse{r: r, d: d, br: br, pol: pol, o: out, budget: budget, memo: map[string][]float64{}, record: record}
 					s.stated, _ = pol.(Stated)
 					s.hb, s.ho = Hands(a), Hands(b)
 					ro := make([]float64, len(s.ho))
@@ -314,9 +328,9 @@ func exploit(start int, pol Policy, budget int, keep bool) (Exploitation, *Respo
 		}
 	}
 	e.Open, e.Respond = w[start][start][0], w[start][start][1]
-	var r *Responder
+	var resp *Responder
 	if keep {
-		r = &Responder{act: record}
+		resp = &Responder{act: record}
 	}
-	return e, r, nil
+	return e, resp, nil
 }

@@ -13,10 +13,10 @@ type Solver struct {
 	Iterations int
 
 	regret, avg, cur [2][]float64
-	reach            [2][][]float64 // [seat][node][hand]
-	u                [][]float64    // [node][h0*H1+h1], seat 0's value
-	w                []float64      // chance of each deal h0*H1+h1
-	count            [][Sides + 1]int
+	reach            [2][][]float64   // [seat][node][hand]
+	u                [][]float64      // [node][h0*H1+h1], seat 0's value
+	w                []float64        // chance of each deal h0*H1+h1
+	count            [][Sides + 1]int // the dice of each deal that count for a bid on each face
 }
 
 // NewSolver prepares CFR+ on the tree.
@@ -41,8 +41,12 @@ func NewSolver(t *Tree, o Outcome) *Solver {
 	for i, a := range h0 {
 		for j, b := range h1 {
 			s.w[i*len(h1)+j] = a.P * b.P
+			var both [Sides + 1]int
 			for f := 1; f <= Sides; f++ {
-				s.count[i*len(h1)+j][f] = a.count[f] + b.count[f]
+				both[f] = a.count[f] + b.count[f]
+			}
+			for f := 1; f <= Sides; f++ {
+				s.count[i*len(h1)+j][f] = t.Rules.counts(&both, f)
 			}
 		}
 	}
@@ -140,10 +144,10 @@ func (s *Solver) iterate(st [2][]float64, upd int, weight float64) {
 			case a < nbid:
 				copy(val, s.u[nd.child[a]])
 			default:
-				_, f := Bid(nd.last)
+				q, f := t.Rules.Bid(t.Deal.Dice(), nd.last)
 				spot := a == nbid+1
 				for d := range val {
-					val[d] = s.Outcome.terminal(nd.last, s.count[d][f], p, spot)
+					val[d] = s.Outcome.terminal(q, s.count[d][f], p, spot)
 				}
 			}
 			for d, x := range val {

@@ -11,8 +11,13 @@ import (
 	"math"
 )
 
-// magic opens a solution file.
-const magic = "liarsd-duel-1\n"
+// magic opens a solution file of common-hand; magicRules one of other
+// rules, followed by the rules' code. Common-hand's files keep the first
+// form, so that the recipe makes them again byte for byte.
+const (
+	magic      = "liarsd-duel-1\n"
+	magicRules = "liarsd-duel-2\n"
+)
 
 // Steps is the resolution of a stored probability: a multiple of 1/Steps.
 const Steps = 255
@@ -26,7 +31,12 @@ func (sol *Solution) Encode(w io.Writer) error {
 		return fmt.Errorf("duel: %w", err)
 	}
 	bw := bufio.NewWriter(zw)
-	bw.WriteString(magic)
+	if r := sol.rules(); r.code == 0 {
+		bw.WriteString(magic)
+	} else {
+		bw.WriteString(magicRules)
+		bw.WriteByte(r.code)
+	}
 	bw.WriteByte(byte(sol.Start))
 	for _, d := range deals(sol.Start) {
 		t := sol.trees[d]
@@ -54,15 +64,23 @@ func Decode(data []byte) (*Solution, error) {
 		return nil, fmt.Errorf("duel: %w", err)
 	}
 	r := bufio.NewReader(zr)
-	head := make([]byte, len(magic)+1)
-	if _, err := io.ReadFull(r, head); err != nil || string(head[:len(magic)]) != magic {
+	head := make([]byte, len(magic))
+	if _, err := io.ReadFull(r, head); err != nil || (string(head) != magic && string(head) != magicRules) {
 		return nil, errors.New("duel: not a solution file")
 	}
-	start := int(head[len(magic)])
-	if start < 1 || start > 2 {
+	rules := CommonHand
+	if string(head) == magicRules {
+		code, err := r.ReadByte()
+		if rules = rulesOfCode(code); err != nil || rules == nil || code == 0 {
+			return nil, errors.New("duel: a solution file of rules this build does not know")
+		}
+	}
+	b, err := r.ReadByte()
+	start := int(b)
+	if err != nil || start < 1 || start > 2 {
 		return nil, fmt.Errorf("duel: solution file of %d dice a seat", start)
 	}
-	sol := &Solution{Start: start, trees: map[Deal]*Tree{}, strat: map[Deal][2][]float64{}}
+	sol := &Solution{Rules: rules, Start: start, trees: map[Deal]*Tree{}, strat: map[Deal][2][]float64{}}
 	for _, d := range deals(start) {
 		var bits uint64
 		if err := binary.Read(r, binary.LittleEndian, &bits); err != nil {
@@ -73,7 +91,7 @@ func Decode(data []byte) (*Solution, error) {
 		if err != nil || k < 1 {
 			return nil, errors.New("duel: solution file cut short")
 		}
-		t := NewTree(d, int(k))
+		t := NewTree(rules, d, int(k))
 		sol.trees[d] = t
 		var st [2][]float64
 		for p := range 2 {

@@ -1,12 +1,14 @@
-// Package duel solves the smallest real games of Liar's Dice: two seats of
-// common-hand with one or two dice each, no wilds. It builds the hand's game
-// tree, finds an equilibrium with CFR+ over an abstraction that remembers
-// the last few bids (all of them for one die a seat), and computes an exact
-// best response to any policy by exhaustive expectimax.
+// Package duel solves the smallest real games of Liar's Dice: two seats
+// with one or two dice each, of common-hand (no wilds, spot-on) or of
+// perudo (ones wild, bids to and from ones, no calza with two seats left).
+// It builds the hand's game tree, finds an equilibrium with CFR+ over an
+// abstraction that remembers the last few bids (all of them for one die a
+// seat), and computes an exact best response to any policy by exhaustive
+// expectimax.
 //
-// Seat 0 opens the hand. Bid i is the quantity i/Sides+1 of the face
-// i%Sides+1, so bids are ordered as common-hand raises them; action Bids
-// is a challenge and Bids+1 a spot-on.
+// Seat 0 opens the hand. Bids are numbered as the Rules raise them (in
+// common-hand bid i is the quantity i/Sides+1 of the face i%Sides+1); with
+// Bids bids in the hand, action Bids is a challenge and Bids+1 a spot-on.
 //
 // Everything is deterministic: the solver draws nothing at random.
 package duel
@@ -81,10 +83,11 @@ func HandIndex(faces []int) int {
 	return -1
 }
 
-// Bid returns the quantity and face of bid i.
+// Bid returns the quantity and face of bid i of common-hand, whose order
+// does not depend on the dice in play.
 func Bid(i int) (q, f int) { return i/Sides + 1, i%Sides + 1 }
 
-// BidIndex returns the index of the bid (q, f).
+// BidIndex returns the index of common-hand's bid (q, f).
 func BidIndex(q, f int) int { return (q-1)*Sides + f - 1 }
 
 // Hand is the deal of one hand: the dice of the opener (seat 0) and of the
@@ -93,7 +96,10 @@ type Deal struct{ D0, D1 int }
 
 // Bids is the number of bids of the hand: every quantity up to the dice in
 // play, of every face.
-func (d Deal) Bids() int { return (d.D0 + d.D1) * Sides }
+func (d Deal) Bids() int { return d.Dice() * Sides }
+
+// Dice is the number of dice in play.
+func (d Deal) Dice() int { return d.D0 + d.D1 }
 
 // String names the deal.
 func (d Deal) String() string { return fmt.Sprintf("%dv%d", d.D0, d.D1) }
@@ -106,9 +112,8 @@ type Outcome struct {
 }
 
 // terminal returns seat 0's value when actor calls (spotOn or a challenge)
-// the bid b of the deal whose dice count c of b's face.
-func (o Outcome) terminal(b, c, actor int, spotOn bool) float64 {
-	q, _ := Bid(b)
+// a bid of quantity q when the dice count c for it.
+func (o Outcome) terminal(q, c, actor int, spotOn bool) float64 {
 	if spotOn {
 		if c == q {
 			return o.Right[actor]

@@ -9,7 +9,8 @@ import (
 // it is), so histories that end alike share a node. With K at least the
 // number of bids a seat remembers every bid and the tree is the full game.
 type Tree struct {
-	Deal Deal
+	Rules *Rules
+	Deal  Deal
 	// K is the number of last bids a seat remembers.
 	K     int
 	hands [2][]Hand
@@ -25,10 +26,11 @@ type node struct {
 	actor int
 	last  int // the standing bid, -1 before the first
 	tail  []int
-	deep  bool // more bids came before the tail
-	nact  int  // the bids above last, then challenge and spot-on
+	deep  bool  // more bids came before the tail
+	moves []int // the bids the actor may make, ascending
+	nact  int   // the moves, then challenge (and spot-on)
 	off   int
-	child []int32 // node of bid last+1+j
+	child []int32 // node of bid moves[j]
 }
 
 // key encodes what a seat remembers of a history.
@@ -46,22 +48,22 @@ func key(tail []int, actor int, deep bool) string {
 	return string(b)
 }
 
-// NewTree builds the abstract game of a deal remembering the last k bids.
-func NewTree(d Deal, k int) *Tree {
-	t := &Tree{Deal: d, K: k, index: map[string]int32{}}
+// NewTree builds the abstract game of a deal under the rules remembering
+// the last k bids.
+func NewTree(r *Rules, d Deal, k int) *Tree {
+	t := &Tree{Rules: r, Deal: d, K: k, index: map[string]int32{}}
 	t.hands[0], t.hands[1] = Hands(d.D0), Hands(d.D1)
-	nb := d.Bids()
 	t.add(nil, 0, false, -1)
 	for i := 0; i < len(t.nodes); i++ {
 		n := t.nodes[i]
-		child := make([]int32, nb-1-n.last)
-		for j := n.last + 1; j < nb; j++ {
+		child := make([]int32, len(n.moves))
+		for x, j := range n.moves {
 			tail := append(slices.Clone(n.tail), j)
 			deep := n.deep
 			if len(tail) > k {
 				tail, deep = tail[len(tail)-k:], true
 			}
-			child[j-n.last-1] = t.add(tail, 1-n.actor, deep, j)
+			child[x] = t.add(tail, 1-n.actor, deep, j)
 		}
 		t.nodes[i].child = child
 	}
@@ -99,11 +101,12 @@ func (t *Tree) add(tail []int, actor int, deep bool, last int) int32 {
 	if i, ok := t.index[k]; ok {
 		return i
 	}
-	nact := t.Deal.Bids() - 1 - last
+	moves := t.Rules.moves(t.Deal, last)
+	nact := len(moves)
 	if last >= 0 {
-		nact += 2
+		nact += t.Rules.calls()
 	}
-	t.nodes = append(t.nodes, node{actor: actor, last: last, tail: tail, deep: deep, nact: nact})
+	t.nodes = append(t.nodes, node{actor: actor, last: last, tail: tail, deep: deep, moves: moves, nact: nact})
 	t.index[k] = int32(len(t.nodes) - 1)
 	return int32(len(t.nodes) - 1)
 }
@@ -125,7 +128,7 @@ func (t *Tree) Size() [2]int { return t.size }
 
 // Find returns the node a seat is at after the history of bids, and the
 // seat to act, or -1 when the history is not a rising list of this deal's
-// bids.
+// bids that the rules let open.
 func (t *Tree) Find(hist []int) (int, int) {
 	last := -1
 	for _, b := range hist {
@@ -133,6 +136,9 @@ func (t *Tree) Find(hist []int) (int, int) {
 			return -1, 0
 		}
 		last = b
+	}
+	if len(hist) > 0 && !t.Rules.Opens(t.Deal.Dice(), hist[0]) {
+		return -1, 0
 	}
 	tail, deep := hist, false
 	if len(tail) > t.K {
@@ -147,11 +153,19 @@ func (t *Tree) Find(hist []int) (int, int) {
 }
 
 // actionIndex maps an action of the full game (a bid index, Bids for a
-// challenge, Bids+1 for a spot-on) to its place in node n's table.
+// challenge, Bids+1 for a spot-on) to its place in node n's table, or -1
+// when the node has no such action.
 func (t *Tree) actionIndex(n *node, a int) int {
 	nb := t.Deal.Bids()
 	if a >= nb {
-		return nb - 1 - n.last + (a - nb)
+		if a-nb >= n.nact-len(n.moves) {
+			return -1
+		}
+		return len(n.moves) + (a - nb)
 	}
-	return a - n.last - 1
+	i, ok := slices.BinarySearch(n.moves, a)
+	if !ok {
+		return -1
+	}
+	return i
 }

@@ -37,14 +37,23 @@
   }
 
   // die draws one die: face 0 (or null) is a hidden die; star says face 1
-  // is the star; hit marks a die that counts for the bid.
+  // is the star; hit marks a die that counts for the bid; unread draws a
+  // revealed die the camera did not read for sure as a dashed outline
+  // with "?", whatever face is given: its face is a stand-in, never shown.
   function die(face, opts) {
     opts = opts || {};
-    var s = svgEl('svg', { viewBox: '0 0 100 100', 'class': 'die' + (face ? '' : ' hidden') + (opts.hit ? ' hit' : '') + (opts.shown ? ' shown' : ''), role: 'img' });
+    if (opts.unread) face = 0;
+    var s = svgEl('svg', { viewBox: '0 0 100 100', 'class': 'die' + (opts.unread ? ' unread' : face ? '' : ' hidden') + (opts.hit ? ' hit' : '') + (opts.shown ? ' shown' : ''), role: 'img' });
     s.setAttribute('data-face', face ? String(face) : '');
+    if (opts.unread) s.setAttribute('data-unread', 'true');
     s.appendChild(svgEl('rect', { x: 4, y: 4, width: 92, height: 92, rx: 18, 'class': 'body' }));
     var label;
-    if (!face) {
+    if (opts.unread) {
+      var u = svgEl('text', { x: 50, y: 66, 'text-anchor': 'middle', 'class': 'mark' });
+      u.textContent = '?';
+      s.appendChild(u);
+      label = 'not read';
+    } else if (!face) {
       var q = svgEl('text', { x: 50, y: 66, 'text-anchor': 'middle', 'class': 'mark' });
       q.textContent = '?';
       s.appendChild(q);
@@ -83,28 +92,34 @@
   }
 
   // trackSpaces lists the spaces of the bidding track up to total dice:
-  // star-board interleaves a star space after every second number space.
-  function trackSpaces(total, star) {
+  // star-board interleaves a star space after every second number space,
+  // and perudo, while ones are wild, a ones space (q ones rank right after
+  // 2q of any face).
+  function trackSpaces(total, star, ones) {
     var out = [];
     for (var n = 1; n <= total; n++) {
       out.push({ kind: 'number', n: n });
-      if (star && n % 2 === 0) out.push({ kind: 'star', n: n / 2 });
+      if ((star || ones) && n % 2 === 0) out.push({ kind: star ? 'star' : 'ones', n: n / 2 });
     }
     return out;
   }
 
-  // track draws the bidding track with the standing bid's space lit.
-  function track(total, bid, star) {
+  // track draws the bidding track with the standing bid's space lit. ones
+  // says a bid on ones stands on its own space (perudo, ones wild).
+  function track(total, bid, star, ones) {
     var wrap = el('div', 'track');
+    var own = bid && bid.face === 1 && (star || ones); // a star or ones bid on its own space
     var max = total;
-    if (bid) max = Math.max(max, star && bid.face === 1 ? bid.quantity * 2 : bid.quantity);
-    trackSpaces(max, star).forEach(function (sp) {
+    if (bid) max = Math.max(max, own ? bid.quantity * 2 : bid.quantity);
+    trackSpaces(max, star, ones).forEach(function (sp) {
       var cell = el('div', 'space ' + sp.kind);
-      var lit = bid && (sp.kind === 'star' ? (star && bid.face === 1 && bid.quantity === sp.n)
-        : (!(star && bid.face === 1) && bid.quantity === sp.n));
+      var lit = bid && (sp.kind === 'number' ? (!own && bid.quantity === sp.n) : (own && bid.quantity === sp.n));
       if (sp.kind === 'star') {
         cell.appendChild(el('span', 'star-mark', '\u2605'));
         cell.appendChild(el('span', 'n', sp.n));
+      } else if (sp.kind === 'ones') {
+        cell.appendChild(el('span', 'n', sp.n));
+        cell.appendChild(die(1, {}));
       } else {
         cell.appendChild(el('span', 'n', sp.n));
       }

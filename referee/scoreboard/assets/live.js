@@ -96,6 +96,24 @@
     return out;
   }
   function names(v) { return Array.isArray(v) ? v.filter(function (x) { return typeof x === 'string'; }).slice(0, MAX_SEATS) : []; }
+  // positions keeps a reveal's unconfirmed dice ({seat: [positions]}, in
+  // increasing order), each below its seat's number of dice (dice, when
+  // given: {seat: [faces]}); null when none is left.
+  function positions(v, dice) {
+    if (!isObj(v)) return null;
+    var out = {}, any = false;
+    Object.keys(v).slice(0, MAX_SEATS).forEach(function (k) {
+      if (!Array.isArray(v[k]) || (dice && !dice[k])) return;
+      var n = dice ? dice[k].length : MAX_DICE, last = -1;
+      var at = v[k].filter(function (p) {
+        var ok = int(p, 0, n - 1) !== null && p > last;
+        if (ok) last = p;
+        return ok;
+      }).slice(0, MAX_DICE);
+      if (at.length) { out[k] = at; any = true; }
+    });
+    return any ? out : null;
+  }
   function cleanBid(v) {
     if (!isObj(v)) return null;
     var q = int(v.quantity, 1, MAX_QUANTITY), f = int(v.face, 1, MAX_FACE);
@@ -125,9 +143,16 @@
       seq: num(v.seq), rules: str(v.rules), game: int(v.game, 0, 1e9), hand: int(v.hand, 0, 1e9),
       phase: str(v.phase), turn: str(v.turn), status: str(v.status),
       sides: int(v.sides, 2, MAX_FACE) || 6, star_die: v.star_die === true, wild: v.wild === true,
+      palifico: v.palifico === true,
       bid: cleanBid(v.bid), seats: [], last: cleanResolved(v.last), call: null
     };
     if (st.bid && st.bid.seat === null) st.bid = null;
+    if (typeof v.calza === 'boolean') st.calza = v.calza;
+    // The game's number in the table's journal (every page shows it).
+    if (int(v.game_number, 1, 1e9) !== null) st.game_number = v.game_number;
+    // The dice of the last reveal the camera did not read for sure.
+    var lu = st.last ? positions(v.last_unconfirmed, null) : null;
+    if (lu) st.last_unconfirmed = lu;
     ['pot', 'stake', 'running_pot'].forEach(function (k) { if (num(v[k]) !== null) st[k] = v[k]; });
     if (isObj(v.wins)) st.wins = numbers(v.wins);
     if (isObj(v.call) && typeof v.call.caller === 'string') st.call = { caller: v.call.caller, call: str(v.call.call) };
@@ -166,6 +191,10 @@
           ev.shown = {};
           Object.keys(v.shown).slice(0, MAX_SEATS).forEach(function (k) { var f = faces(v.shown[k]); if (f) ev.shown[k] = f; });
         }
+        // Dice the camera did not read for sure: their faces in dice are
+        // stand-ins, never to be shown as read.
+        var u = positions(v.unconfirmed, ev.dice);
+        if (u) ev.unconfirmed = u;
         break;
       case 'resolved':
         var r = cleanResolved(v);
@@ -177,6 +206,7 @@
         break;
       case 'hand_started':
         ev.dice = numbers(v.dice);
+        if (typeof v.palifico === 'boolean') ev.palifico = v.palifico;
         break;
       case 'show':
         ev.shown = faces(v.shown) || [];
@@ -207,8 +237,19 @@
   // - and _): anything else would be a topic filter, not a table.
   function validTable(id) { return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id); }
 
+  // notRead counts the dice of an unconfirmed list ({seat: [positions]}).
+  function notRead(u) {
+    var n = 0;
+    Object.keys(u || {}).forEach(function (k) { n += u[k].length; });
+    return n;
+  }
+
+  // isUnread says whether the die at position i of seat's dice is one of
+  // the unconfirmed list u.
+  function isUnread(u, seat, i) { return !!(u && u[seat] && u[seat].indexOf(i) >= 0); }
+
   root.LiarsLive = {
     validTable: validTable, loadConfig: loadConfig, brokerURL: brokerURL, connect: connect, showConn: showConn,
-    cleanState: cleanState, cleanEvent: cleanEvent, cleanLook: cleanLook
+    cleanState: cleanState, cleanEvent: cleanEvent, cleanLook: cleanLook, notRead: notRead, isUnread: isUnread
   };
 })(window);

@@ -92,7 +92,8 @@
   // outcomeChance is how likely the revealed count was beforehand: the
   // chance of that count or one further from the expected count, on the
   // side it fell. dice are the revealed dice by seat, shown the dice shown
-  // face up before the call by seat.
+  // face up before the call by seat. It gives {chance, direction
+  // ('at_least' or 'at_most'), expected, total (the dice counted)}.
   function outcomeChance(bid, count, dice, shown, rules) {
     var total = 0, nShown = 0, known = 0;
     Object.keys(dice || {}).forEach(function (k) { total += dice[k].length; });
@@ -102,9 +103,9 @@
     var hidden = Math.max(0, total - nShown), p = matchProbability(bid.face, rules);
     var expected = known + hidden * p;
     if (count >= expected) {
-      return { chance: atLeast(hidden, count - known, p), direction: 'at_least', expected: expected };
+      return { chance: atLeast(hidden, count - known, p), direction: 'at_least', expected: expected, total: total };
     }
-    return { chance: atMost(hidden, count - known, p), direction: 'at_most', expected: expected };
+    return { chance: atMost(hidden, count - known, p), direction: 'at_most', expected: expected, total: total };
   }
 
   // countOf counts the dice that count for a bid on face.
@@ -114,6 +115,18 @@
       dice[k].forEach(function (d) { if (matches(face, d, rules)) c++; });
     });
     return c;
+  }
+
+  // readOnly returns the revealed dice without those the camera did not
+  // read for sure (unconfirmed: {seat: [positions]}), whose faces are
+  // stand-ins: what a page may count as read.
+  function readOnly(dice, unconfirmed) {
+    var out = {};
+    Object.keys(dice || {}).forEach(function (k) {
+      var u = (unconfirmed && unconfirmed[k]) || [];
+      out[k] = dice[k].filter(function (f, i) { return u.indexOf(i) < 0; });
+    });
+    return out;
   }
 
   // percent formats a probability for people: "42%", "<1%", ">99%".
@@ -126,6 +139,6 @@
   root.LiarsOdds = {
     pmf: pmf, atLeast: atLeast, atMost: atMost, exactly: exactly,
     matchProbability: matchProbability, matches: matches, bidChance: bidChance,
-    outcomeChance: outcomeChance, countOf: countOf, percent: percent, inPlay: inPlay
+    outcomeChance: outcomeChance, countOf: countOf, percent: percent, inPlay: inPlay, readOnly: readOnly
   };
 })(typeof window !== 'undefined' ? window : this);

@@ -6,9 +6,12 @@
 // sends it as the table's reveal command (or, after acceptance and until
 // the next hand's first bid, as a correction). No face reaches this page
 // before the call: the referee serves a read only once one was taken.
+// A reveal the referee took without a look (its doubt could not change
+// the verdict) lists its unconfirmed dice, never their stand-in faces,
+// for the operator to set with a correction.
 (function (root) {
   'use strict';
-  var L = root.LiarsLive, D = root.LiarsDraw, el = D.el;
+  var L = root.LiarsLive, D = root.LiarsDraw, W = root.LiarsWords, el = D.el;
   var S = {
     cfg: null, table: '', base: '', client: null, login: null, state: null, status: '', conn: 'connecting',
     look: null, read: null, latest: null, frame: '', readID: null, dice: [], dirty: false, picking: null, pending: {},
@@ -20,10 +23,16 @@
     shown: [],
     view: function () {
       var st = S.state;
+      var unread = {};
+      S.dice.forEach(function (d) { if (live(d) && d.unread && !d.confirmed) unread[d.seat] = (unread[d.seat] || 0) + 1; });
       return {
         phase: st ? st.phase : null, game: st ? st.game : null, hand: st ? st.hand : null,
-        read: S.read ? { id: S.read.id, kind: S.read.kind, game: S.read.game, hand: S.read.hand, ok: !!S.read.ok, accepted: !!S.read.accepted } : null,
-        dice: diceMap(), expected: expected(), problems: problems()
+        game_number: st ? st.game_number || null : null,
+        read: S.read ? {
+          id: S.read.id, kind: S.read.kind, game: S.read.game, hand: S.read.hand, ok: !!S.read.ok, accepted: !!S.read.accepted,
+          source: S.read.source || '', unconfirmed: S.read.unconfirmed || null
+        } : null,
+        dice: diceMap(), unread: unread, expected: expected(), problems: problems()
       };
     }
   };
@@ -93,11 +102,17 @@
   }
 
   // cropOf is the part of the frame the page shows at first: the dice
-  // read, with room around them (a phone shows them big enough to tap);
+  // that need a look (those in doubt or not read, and the dice of a seat
+  // whose count is off, where a missed die hides), else every die read,
+  // with room around them, so that a phone shows them big enough to tap;
   // the whole frame when there are none, or when they fill most of it.
   function cropOf(rd, dice) {
     var whole = { x: 0, y: 0, w: rd.width, h: rd.height };
-    var ds = dice.filter(function (d) { return typeof d.x === 'number' && typeof d.y === 'number'; });
+    var placed = dice.filter(function (d) { return typeof d.x === 'number' && typeof d.y === 'number'; });
+    var off = (Array.isArray(rd.seats) ? rd.seats : []).filter(function (c) { return !rd.accepted && c.seen !== c.expected; })
+      .map(function (c) { return c.seat; });
+    var focus = placed.filter(function (d) { return (d.doubt && !d.confirmed) || d.unread || off.indexOf(d.seat) >= 0; });
+    var ds = focus.length ? focus : placed;
     if (!ds.length || !rd.width || !rd.height) return whole;
     var size = Math.max.apply(null, ds.map(function (d) { return d.size > 0 ? d.size : 40; }));
     var m = 2.5 * size;
@@ -122,21 +137,35 @@
       return {
         seat: typeof d.seat === 'string' ? d.seat : '', face: typeof d.face === 'number' ? d.face : 0,
         x: d.x, y: d.y, size: d.size, doubt: d.doubt || '', net: d.net || null, pips: d.pips || null,
-        confidence: d.confidence, confirmed: false, added: false, removed: false
+        likely: Array.isArray(d.likely) ? d.likely : [], matters: d.matters === true,
+        confidence: d.confidence, confirmed: false, added: false, removed: false, unread: false
       };
     });
     if (!rd.accepted) return cam;
-    // Each accepted face goes on a camera die of its seat that showed
-    // it, else on one that showed another face (the operator set it),
-    // else it is a die the operator added.
+    // Each accepted face goes on a camera die of its seat that read it
+    // (for sure, if one did), else on one that read another face (the
+    // operator set it), else it is a die the operator added. An
+    // unconfirmed die (the referee took a stand-in for it) goes on a die
+    // the camera was in doubt of, else on one it did not see: it is
+    // drawn as not read, its face unset until the operator sets it.
     var out = [];
     Object.keys(rd.accepted).forEach(function (seat) {
       var left = cam.filter(function (d) { return d.seat === seat; });
+      var faces = rd.accepted[seat] || [], un = (rd.unconfirmed && rd.unconfirmed[seat]) || [];
       var rest = [];
-      (rd.accepted[seat] || []).forEach(function (face) {
-        var i = left.findIndex(function (d) { return d.face === face; });
+      faces.forEach(function (face, j) {
+        if (un.indexOf(j) >= 0) return;
+        var i = left.findIndex(function (d) { return d.face === face && !d.doubt; });
+        if (i < 0) i = left.findIndex(function (d) { return d.face === face; });
         if (i < 0) { rest.push(face); return; }
         out.push(settled(left.splice(i, 1)[0], face));
+      });
+      un.forEach(function (j) {
+        if (j >= faces.length) return;
+        var i = left.findIndex(function (d) { return d.doubt; });
+        var d = i >= 0 ? left.splice(i, 1)[0] : { seat: seat, added: true, unseen: true, likely: [] };
+        d.face = 0; d.unread = true; d.confirmed = false; d.removed = false; d.doubt = d.doubt || 'unseen';
+        out.push(d);
       });
       rest.forEach(function (face) {
         out.push(settled(left.length ? left.shift() : { seat: seat, added: true }, face));
@@ -146,7 +175,7 @@
   }
 
   function settled(d, face) {
-    d.face = face; d.confirmed = true; d.doubt = d.doubt || ''; d.removed = false;
+    d.face = face; d.confirmed = true; d.doubt = d.doubt || ''; d.removed = false; d.unread = false;
     return d;
   }
 
@@ -175,9 +204,11 @@
   function problems() {
     var out = [];
     var exp = expected();
-    var doubt = S.dice.filter(function (d) { return live(d) && d.doubt && !d.confirmed; }).length;
+    var unread = S.dice.filter(function (d) { return live(d) && d.unread && !d.confirmed; }).length;
+    if (unread) out.push(W.plural(unread, 'die', 'dice') + ' not read');
+    var doubt = S.dice.filter(function (d) { return live(d) && d.doubt && !d.confirmed && !d.unread; }).length;
     if (doubt) out.push(doubt === 1 ? '1 die in doubt' : doubt + ' dice in doubt');
-    var noFace = S.dice.filter(function (d) { return live(d) && !(d.face >= 1 && d.face <= sides()); }).length;
+    var noFace = S.dice.filter(function (d) { return live(d) && !d.unread && !(d.face >= 1 && d.face <= sides()); }).length;
     if (noFace) out.push(noFace === 1 ? '1 die without a face' : noFace + ' dice without a face');
     exp.forEach(function (e) {
       var n = S.dice.filter(function (d) { return live(d) && d.seat === e.seat; }).length;
@@ -197,9 +228,13 @@
     return m;
   }
 
+  // sameAsAccepted says whether the page's dice are those the table
+  // took: a correction would change nothing. A reveal with unconfirmed
+  // dice is never the same: a correction confirms them.
   function sameAsAccepted() {
     var acc = S.read && S.read.accepted;
     if (!acc) return true;
+    if (S.read.unconfirmed && Object.keys(S.read.unconfirmed).length) return false;
     var m = diceMap();
     return Object.keys(m).every(function (seat) {
       var a = (acc[seat] || []).slice().sort(), b = m[seat].slice().sort();
@@ -250,17 +285,23 @@
     renderReveal();
   }
 
+  // renderHeader: the table, then short pills that never break inside
+  // (the rules, "game 3 · hand 2", the phase, the referee's status when
+  // it is not simply ready), in the scoreboard's words.
   function renderHeader() {
-    $('table-name').textContent = S.table + ' \u2013 operator';
+    $('table-name').textContent = S.table + ' \u00b7 operator';
     var meta = $('meta');
     meta.textContent = '';
     var st = S.state;
     if (st) {
-      if (st.rules) meta.appendChild(el('span', '', st.rules));
-      if (st.game) meta.appendChild(el('span', '', 'game ' + st.game + (st.hand ? ', hand ' + st.hand : '')));
-      if (st.phase) meta.appendChild(el('span', 'phase', st.phase));
-      if (st.status) {
-        var s = el('span', 'ref-status', st.status);
+      if (st.rules) meta.appendChild(el('span', 'rules', st.rules));
+      var gh = st.rules ? W.gameWords(st, null) : '';
+      if (gh) meta.appendChild(el('span', 'gh', gh));
+      if (st.palifico) meta.appendChild(el('span', 'palifico', 'palifico hand'));
+      if (st.phase) meta.appendChild(el('span', 'phase', W.phase(st)));
+      var status = W.status(st, null);
+      if (status) {
+        var s = el('span', 'ref-status ref-' + status.key, status.key === 'look' ? 'needs a look' : status.text);
         s.setAttribute('data-status', st.status);
         meta.appendChild(s);
       }
@@ -268,22 +309,28 @@
     $('offline').hidden = S.status !== 'offline';
   }
 
+  // renderLive: the bid and, during a reveal, who called; the seats; the
+  // last result, who lost first.
   function renderLive() {
     var st = S.state;
     var bid = $('bid');
     bid.textContent = '';
     if (st && st.bid) {
-      bid.appendChild(el('span', '', st.bid.seat + ' bids ' + D.bidWords(st.bid.quantity, st.bid.face, st.star_die)));
+      bid.appendChild(el('span', 'bidder', st.bid.seat + ' bids ' + D.bidWords(st.bid.quantity, st.bid.face, st.star_die)));
+      if (st.call) {
+        bid.appendChild(el('span', 'caller', st.call.caller + (st.call.call === 'spot_on' ? ' calls spot on' : ' calls liar')));
+      }
     } else if (st) {
       bid.appendChild(el('span', 'none', st.phase === 'idle' ? 'no game' : 'no bid yet'));
     }
     var ul = $('seats');
     ul.textContent = '';
     (st ? st.seats : []).forEach(function (s) {
-      var li = el('li', (s.out ? 'out' : '') + (st.turn === s.name ? ' turn' : ''));
+      var gone = s.out || s.left;
+      var li = el('li', (gone ? 'out' : '') + (st.turn === s.name ? ' turn' : ''));
       li.setAttribute('data-seat', s.name);
       li.appendChild(el('span', 'name', s.name));
-      li.appendChild(el('span', 'count', s.dice + (s.dice === 1 ? ' die' : ' dice') + (s.computer ? ' (computer)' : '')));
+      li.appendChild(el('span', 'count', gone ? (s.left ? 'left' : 'out') : W.plural(s.dice, 'die', 'dice') + (s.computer ? ' (computer)' : '')));
       if (s.chips !== undefined) li.appendChild(el('span', 'chips', s.chips + ' chips'));
       if (s.shown.length) {
         var shown = el('span', 'dice small');
@@ -295,11 +342,41 @@
     });
     var res = $('result');
     res.textContent = '';
-    if (st && st.last && st.last.bid) {
-      var l = st.last;
-      res.appendChild(el('span', '', 'last: ' + l.caller + ' called ' + l.bidder + "'s " +
-        D.bidWords(l.bid.quantity, l.bid.face, st.star_die) + ': there were ' + l.count));
+    var last = W.lastOf(st);
+    if (last) {
+      var n = L.notRead(st.last_unconfirmed);
+      res.appendChild(el('span', 'label', 'last: '));
+      var lost = W.loserWords(last);
+      if (lost) res.appendChild(el('strong', 'lost', lost + ' \u2013 '));
+      res.appendChild(el('span', 'how', W.resultWords(last, st.star_die, n ? { n: n, count: null } : null)));
+      if (n) res.appendChild(el('span', 'unread', ' ' + W.notReadWords(n) + '.'));
     }
+  }
+
+  // doubtsWords says which doubts of a weighed read could change the
+  // verdict and which could not.
+  function doubtsWords(rd) {
+    if (!rd || !rd.weighed || rd.accepted) return '';
+    var yes = [], no = [];
+    S.dice.forEach(function (d) {
+      if (!live(d) || !d.doubt || d.added) return;
+      (d.matters ? yes : no).push(d);
+    });
+    var parts = [];
+    if (yes.length) parts.push(W.plural(yes.length, 'doubt', 'doubts') + ' could change the result (' + seatsOf(yes) + ')');
+    (rd.unseen_matters || []).forEach(function (seat) {
+      var c = (rd.seats || []).filter(function (x) { return x.seat === seat; })[0];
+      var missing = c ? c.expected - c.seen : 1;
+      parts.push(seat + '\u2019s missing ' + (missing > 1 ? 'dice' : 'die') + ' could change the result');
+    });
+    if (no.length) parts.push(W.plural(no.length, 'doubt', 'doubts') + ' could not (' + seatsOf(no) + ')');
+    return parts.join('; ');
+  }
+
+  function seatsOf(ds) {
+    var seen = [];
+    ds.forEach(function (d) { var w = d.seat || 'outside every seat'; if (seen.indexOf(w) < 0) seen.push(w); });
+    return seen.join(', ');
   }
 
   function renderReveal() {
@@ -310,12 +387,16 @@
     var rd = S.read;
     var kind = rd ? rd.kind : (S.state && S.state.phase === 'opening' ? 'opening_roll' : 'reveal');
     $('reveal-title').textContent = (kind === 'opening_roll' ? 'Opening roll' : 'Reveal') +
-      (rd ? ' \u2013 game ' + rd.game + ', hand ' + rd.hand : '');
+      (rd ? ' \u2013 ' + W.gameWords({ game_number: S.state && S.state.game_number, hand: rd.hand, phase: kind === 'opening_roll' ? 'opening' : 'reveal' }, null) : '');
     var status = $('reveal-status');
     var probs = problems();
+    var unread = S.dice.filter(function (d) { return live(d) && d.unread && !d.confirmed; }).length;
     var text;
     if (rd && rd.accepted) {
-      text = 'Accepted (' + sourceWords(rd.source) + '). Until the next hand\'s first bid you can still correct it.';
+      text = sourceWords(rd.source) + '.';
+      var n = L.notRead(rd.unconfirmed);
+      if (n) text += ' ' + W.notReadWords(n) + '; tap ' + (n === 1 ? 'it' : 'each') + ' to set ' + (n === 1 ? 'it' : 'them') + ' until the next hand\'s first bid.';
+      else text += ' Until the next hand\'s first bid you can still correct it.';
     } else if (rd && rd.ok) {
       text = 'The camera read the dice.';
     } else if (rd) {
@@ -326,25 +407,48 @@
       text = 'No camera read: enter the dice by hand.';
     }
     status.textContent = text;
-    status.className = 'op-status' + (rd && !rd.ok && !rd.accepted ? ' doubt' : '');
+    status.className = 'op-status' + (rd && !rd.ok && !rd.accepted ? ' doubt' : '') + (unread ? ' unread' : '');
+    var why = $('reveal-why');
+    why.textContent = doubtsWords(rd);
+    why.hidden = !why.textContent;
     renderFrame();
+    renderCloseups();
     renderSeats();
     var acc = $('accept'), cor = $('correct');
     var accepted = !!(rd && rd.accepted);
     acc.hidden = accepted;
-    acc.disabled = accepted || !awaiting() || probs.length > 0;
-    acc.textContent = probs.length ? 'Accept (' + probs.join('; ') + ')' : 'Accept';
+    // Dice in doubt left unset, all else in order: the button says so,
+    // and a tap opens the first of them (the operator who only added a
+    // missed die sees what is left).
+    var only = onlyDoubts(probs);
+    acc.disabled = accepted || !awaiting() || (probs.length > 0 && !only);
+    acc.setAttribute('data-guide', only ? 'true' : 'false');
+    acc.textContent = only ? 'Set ' + (only === 1 ? 'the die' : 'the ' + only + ' dice') + ' in doubt, then accept'
+      : probs.length ? 'Accept (' + probs.join('; ') + ')' : 'Accept';
     cor.hidden = !accepted;
     cor.disabled = !accepted || probs.length > 0 || sameAsAccepted();
+    cor.textContent = accepted && probs.length ? 'Correct the result (' + probs.join('; ') + ')' : 'Correct the result';
     renderAnswer();
   }
 
-  var SOURCES = { camera: 'the camera\'s read', mqtt: 'sent as a command', operator: 'entered by the operator', buttons: 'the table\'s buttons' };
-  function sourceWords(src) { return SOURCES[String(src || '').split(':')[0]] || 'entered by hand'; }
+  // onlyDoubts returns how many dice in doubt are left unset when they
+  // are all that stops the dice from being sent (0 otherwise).
+  function onlyDoubts(probs) {
+    if (!probs.length) return 0;
+    var doubt = S.dice.filter(function (d) { return live(d) && d.doubt && !d.confirmed && !d.unread; }).length;
+    return probs.length === 1 && doubt > 0 ? doubt : 0;
+  }
+
+  // sourceWords says who the table took an accepted reveal from.
+  var SOURCES = {
+    camera: 'The referee took the camera\'s read', mqtt: 'Accepted: sent as a command by another app',
+    operator: 'Accepted by the operator', buttons: 'Accepted from the table\'s buttons'
+  };
+  function sourceWords(src) { return SOURCES[String(src || '').split(':')[0]] || 'Accepted: entered by hand'; }
 
   function markLabel(d) {
-    var face = d.face >= 1 ? (star() && d.face === 1 ? '\u2605' : String(d.face)) : '?';
-    return face;
+    if (d.unread && !d.confirmed) return '?';
+    return d.face >= 1 ? (star() && d.face === 1 ? '\u2605' : String(d.face)) : '?';
   }
 
   function renderFrame() {
@@ -366,7 +470,7 @@
         var r = S.read, box = img.getBoundingClientRect();
         if (!r) return;
         var x = (ev.clientX - box.left) / box.width * r.width, y = (ev.clientY - box.top) / box.height * r.height;
-        openPicker(-1, { seat: nearestSeat(x, y), face: 0, x: x, y: y, size: 0, added: true, confirmed: false, removed: false, doubt: '' });
+        openPicker(-1, { seat: nearestSeat(x, y), face: 0, x: x, y: y, size: 0, added: true, confirmed: false, removed: false, doubt: '', likely: [] });
       });
       fr.appendChild(img);
       S.img = img;
@@ -378,26 +482,67 @@
     S.img.style.marginLeft = (-c.x / c.w * 100) + '%';
     S.img.style.marginTop = (-c.y / c.w * 100) + '%';
     Array.prototype.slice.call(fr.querySelectorAll('.op-mark')).forEach(function (m) { fr.removeChild(m); });
+    // On screen: a mark is at least 44 CSS px (a thumb's target), its tag
+    // goes above it, or below it where the picture's top edge would cut it.
+    var scale = (fr.clientWidth || 360) / c.w, minMark = 44, tagRoom = 24;
     S.dice.forEach(function (d, i) {
       if (typeof d.x !== 'number' || typeof d.y !== 'number') return;
-      var b = el('button', 'op-mark' + (d.doubt && !d.confirmed ? ' doubt' : '') + (d.doubt === 'no_seat' ? ' no-seat' : '') +
-        (d.confirmed ? ' confirmed' : '') + (d.added ? ' added' : '') + (d.removed ? ' removed' : ''));
+      var open = !d.confirmed && (d.doubt || d.unread);
+      var b = el('button', 'op-mark' + (open ? ' doubt' : '') + (open && d.matters ? ' matters' : '') + (d.unread && !d.confirmed ? ' unread' : '') +
+        (d.doubt === 'no_seat' ? ' no-seat' : '') + (d.confirmed ? ' confirmed' : '') + (d.added ? ' added' : '') + (d.removed ? ' removed' : ''));
       b.type = 'button';
-      // The tag goes above the die, or below it at the picture's top edge.
-      var tag = el('span', 'tag' + ((d.y - c.y) < 1.3 * (d.size || 40) ? ' below' : ''), markLabel(d));
-      tag.appendChild(el('small', '', ' ' + (d.seat || 'no seat')));
+      var half = Math.max(minMark, (d.size || 0) * scale) / 2;
+      var tag = el('span', 'tag' + ((d.y - c.y) * scale < half + tagRoom ? ' below' : ''), markLabel(d));
       b.appendChild(tag);
       b.style.left = ((d.x - c.x) / c.w * 100) + '%';
       b.style.top = ((d.y - c.y) / c.h * 100) + '%';
       if (d.size > 0) b.style.width = (d.size / c.w * 100) + '%';
       if (d.size > 0) b.style.height = (d.size / c.h * 100) + '%';
       b.setAttribute('data-seat', d.seat);
-      b.setAttribute('data-face', d.face >= 1 ? String(d.face) : '');
-      b.setAttribute('data-doubt', d.doubt && !d.confirmed ? d.doubt : '');
-      b.setAttribute('aria-label', (d.seat || 'no seat') + ': ' + (d.face >= 1 ? d.face : 'unknown') + (d.doubt && !d.confirmed ? ' (in doubt)' : ''));
+      b.setAttribute('data-face', d.face >= 1 && !(d.unread && !d.confirmed) ? String(d.face) : '');
+      b.setAttribute('data-doubt', open ? d.doubt : '');
+      b.setAttribute('data-unread', d.unread && !d.confirmed ? 'true' : 'false');
+      b.setAttribute('aria-label', (d.seat || 'no seat') + ': ' + (d.unread && !d.confirmed ? 'not read' : d.face >= 1 ? d.face : 'unknown') +
+        (open ? ' (in doubt' + (d.matters ? ', could change the result)' : ')') : ''));
       b.addEventListener('click', function (ev) { ev.stopPropagation(); openPicker(i); });
       fr.appendChild(b);
     });
+  }
+
+  // closeup draws the frame around die d, magnified into a px by px
+  // square with the die in its middle about half as wide: the die as a
+  // phone shows it big enough to read, whatever the picture's zoom.
+  function closeup(d, px) {
+    var rd = S.read, box = el('span', 'closeup');
+    var size = d.size > 0 ? d.size : 40, scale = px / (2.2 * size);
+    box.style.width = px + 'px';
+    box.style.height = px + 'px';
+    box.style.backgroundImage = 'url("' + S.frame + '")';
+    box.style.backgroundSize = (rd.width * scale) + 'px ' + (rd.height * scale) + 'px';
+    box.style.backgroundPosition = (px / 2 - d.x * scale) + 'px ' + (px / 2 - d.y * scale) + 'px';
+    return box;
+  }
+
+  function hasSpot(d) { return typeof d.x === 'number' && typeof d.y === 'number' && !d.added; }
+
+  // renderCloseups shows each die that needs the operator (in doubt, or
+  // not read) up close, in a row of large targets under the picture.
+  function renderCloseups() {
+    var box = $('closeups');
+    box.textContent = '';
+    if (!S.frame || !S.read || !S.read.width) { box.hidden = true; return; }
+    S.dice.forEach(function (d, i) {
+      if (!live(d) || d.confirmed || !(d.doubt || d.unread) || !hasSpot(d)) return;
+      var b = el('button', 'op-closeup' + (d.matters ? ' matters' : '') + (d.unread ? ' unread' : ''));
+      b.type = 'button';
+      b.setAttribute('data-seat', d.seat);
+      b.setAttribute('aria-label', (d.seat || 'no seat') + '\u2019s die up close');
+      b.appendChild(closeup(d, 96));
+      b.appendChild(el('span', 'who', (d.seat || 'no seat') + ' ' + markLabel(d)));
+      b.addEventListener('click', function () { openPicker(i); });
+      box.appendChild(b);
+    });
+    box.hidden = !box.childNodes.length;
   }
 
   function nearestSeat(x, y) {
@@ -411,64 +556,112 @@
     return best;
   }
 
+  // renderSeats lists each seat of the reveal: its name and count, then
+  // its dice as buttons a thumb can hit (a die in doubt framed, a die not
+  // read drawn as an outline with "?") and a button to add a die.
   function renderSeats() {
     var ul = $('reveal-seats');
     ul.textContent = '';
+    var unseen = (S.read && !S.read.accepted && S.read.unseen_matters) || [];
     expected().forEach(function (e) {
       var li = el('li');
       li.setAttribute('data-seat', e.seat);
-      li.appendChild(el('span', 'name', e.seat));
+      var head = el('div', 'seat-line');
+      head.appendChild(el('span', 'name', e.seat));
       var n = S.dice.filter(function (d) { return live(d) && d.seat === e.seat; }).length;
-      li.appendChild(el('span', 'count' + (n !== e.dice ? ' bad' : ''), n + ' of ' + e.dice));
+      head.appendChild(el('span', 'count' + (n !== e.dice ? ' bad' : ''), n + ' of ' + e.dice +
+        (n < e.dice && unseen.indexOf(e.seat) >= 0 ? ': the missing die could change the result' : '')));
+      li.appendChild(head);
+      var row = el('div', 'seat-dice');
       S.dice.forEach(function (d, i) {
         if (!live(d) || d.seat !== e.seat) return;
-        var b = el('button', 'die-button' + (d.doubt && !d.confirmed ? ' doubt' : ''));
+        var open = !d.confirmed && (d.doubt || d.unread);
+        var b = el('button', 'die-button' + (open ? ' doubt' : '') + (open && d.matters ? ' matters' : ''));
         b.type = 'button';
-        b.setAttribute('data-face', d.face >= 1 ? String(d.face) : '');
-        b.appendChild(D.die(d.face >= 1 ? d.face : 0, { star: star() }));
+        var unread = d.unread && !d.confirmed;
+        b.setAttribute('data-face', d.face >= 1 && !unread ? String(d.face) : '');
+        b.setAttribute('data-unread', unread ? 'true' : 'false');
+        b.setAttribute('aria-label', e.seat + '\u2019s die: ' + (unread ? 'not read' : d.face >= 1 ? faceWord(d.face) : 'no face yet'));
+        b.appendChild(D.die(d.face >= 1 ? d.face : 0, { star: star(), unread: unread }));
         b.addEventListener('click', function () { openPicker(i); });
-        li.appendChild(b);
+        row.appendChild(b);
       });
-      var add = el('button', 'add', '+ die');
+      var add = el('button', 'add', '+');
       add.type = 'button';
       add.setAttribute('aria-label', 'add a die to ' + e.seat);
       add.addEventListener('click', function () {
-        openPicker(-1, { seat: e.seat, face: 0, added: true, confirmed: false, removed: false, doubt: '' });
+        openPicker(-1, { seat: e.seat, face: 0, added: true, confirmed: false, removed: false, doubt: '', likely: [] });
       });
-      li.appendChild(add);
+      row.appendChild(add);
+      li.appendChild(row);
       ul.appendChild(li);
     });
   }
 
   function witness(d) {
     var parts = [];
-    if (d.doubt === 'uncertain') parts.push('the camera is unsure of this die');
+    if (d.unread && !d.confirmed) parts.push(d.unseen ? 'the camera did not see this die' : 'the camera did not read this die for sure');
+    else if (d.doubt === 'uncertain') parts.push('the camera is unsure of this die');
     if (d.doubt === 'no_seat') parts.push('this die lies in no seat\'s zone');
+    if (S.read && S.read.weighed && !S.read.accepted && d.doubt && !d.added) {
+      parts.push(d.matters ? 'it could change the result' : 'it cannot change the result');
+    }
     if (d.net) parts.push('face network: ' + faceWord(d.net.face, d.net.star) + (typeof d.net.probability === 'number' ? ' (' + Math.round(d.net.probability * 100) + ' %)' : ''));
-    if (d.net || d.pips || d.doubt) parts.push('pip count: ' + (d.pips ? faceWord(d.pips.face, d.pips.star) : 'could not tell'));
-    if (d.added) parts.push('added by hand');
+    if (d.net || d.pips || (d.doubt && !d.unseen)) parts.push('pip count: ' + (d.pips ? faceWord(d.pips.face, d.pips.star) : 'could not tell'));
+    if (d.added && !d.unseen) parts.push('added by hand');
     return parts.join(' \u00b7 ');
   }
 
   function faceWord(f, isStar) { return isStar || (star() && f === 1) ? 'star' : String(f); }
 
+  // likeliest lists the faces a die in doubt most likely shows, likeliest
+  // first: the face network's top three of those the reader gives
+  // (vision.Die.Likely), and the pip counter's; none for a die read for
+  // sure, or one the camera did not see.
+  function likeliest(d) {
+    var out = [];
+    function add(f, p) {
+      if (f >= 1 && f <= sides() && !out.some(function (o) { return o.face === f; })) out.push({ face: f, probability: p });
+    }
+    if (!(d.doubt || d.unread) || d.unseen) return out;
+    var likely = (d.likely || []).filter(function (o) { return o && typeof o.face === 'number'; });
+    likely.slice(0, 3).forEach(function (o) { add(o.face, typeof o.probability === 'number' ? o.probability : null); });
+    if (!likely.length && d.net) add(d.net.face, typeof d.net.probability === 'number' ? d.net.probability : null);
+    if (d.pips) add(d.pips.face, null);
+    return out;
+  }
+
   // --- the picker ---
+
+  function faceButton(f, cls, current, p) {
+    var b = el('button', cls + (current ? ' current' : ''), star() && f === 1 ? '\u2605' : String(f));
+    b.type = 'button';
+    b.setAttribute('data-face', String(f));
+    if (p !== null && p !== undefined) b.appendChild(el('small', '', Math.round(p * 100) + ' %'));
+    b.addEventListener('click', function () { pick(f); });
+    return b;
+  }
 
   function openPicker(i, fresh) {
     var d = i >= 0 ? S.dice[i] : fresh;
     S.picking = { i: i, die: d };
     $('picker-title').textContent = i >= 0 ? (d.seat || 'no seat') + '\'s die' : 'Add a die';
     $('picker-witness').textContent = witness(d);
-    var faces = $('picker-faces');
+    var near = $('picker-closeup');
+    near.textContent = '';
+    near.hidden = !(S.frame && S.read && S.read.width && hasSpot(d));
+    if (!near.hidden) near.appendChild(closeup(d, 150));
+    // One tap: the faces the die most likely shows first, large; the
+    // others after them.
+    var top = likeliest(d), likely = $('picker-likely'), faces = $('picker-faces');
+    likely.textContent = '';
     faces.textContent = '';
+    likely.hidden = !top.length;
+    top.forEach(function (o) { likely.appendChild(faceButton(o.face, 'likely', d.face === o.face && !d.unread, o.probability)); });
+    $('picker-others').hidden = !top.length;
     for (var f = 1; f <= sides(); f++) {
-      (function (f) {
-        var b = el('button', d.face === f ? 'current' : '', star() && f === 1 ? '\u2605' : String(f));
-        b.type = 'button';
-        b.setAttribute('data-face', String(f));
-        b.addEventListener('click', function () { pick(f); });
-        faces.appendChild(b);
-      })(f);
+      if (top.some(function (o) { return o.face === f; })) continue;
+      faces.appendChild(faceButton(f, '', d.face === f && !(d.unread && !d.confirmed), null));
     }
     var seats = $('picker-seats');
     seats.textContent = '';
@@ -496,6 +689,7 @@
     p.die.face = f;
     p.die.confirmed = true;
     p.die.removed = false;
+    p.die.unread = false;
     if (p.i < 0) S.dice.push(p.die);
     S.dirty = true;
     closePicker();
@@ -515,6 +709,12 @@
     closePicker();
   });
   $('accept').addEventListener('click', function () {
+    if ($('accept').getAttribute('data-guide') === 'true') {
+      // The dice in doubt are all that is left: open the first of them.
+      var i = S.dice.findIndex(function (d) { return live(d) && d.doubt && !d.confirmed && !d.unread; });
+      if (i >= 0) openPicker(i);
+      return;
+    }
     var kind = S.read ? S.read.kind : (S.state && S.state.phase === 'opening' ? 'opening_roll' : 'reveal');
     send({ type: kind, dice: diceMap() }, kind.replace('_', ' '));
   });

@@ -5,10 +5,13 @@
 (function () {
   'use strict';
   var D = window.LiarsDraw, O = window.LiarsOdds, L = window.LiarsLive, W = window.LiarsWords, el = D.el;
-  var S = { cfg: null, table: '', state: null, status: '', look: null, result: null, winner: null };
+  var S = { cfg: null, table: '', state: null, status: '', look: null, result: null, winner: null, reveal: null };
   var $ = function (id) { return document.getElementById(id); };
 
   function star() { return !!(S.state && S.state.star_die); }
+  // st0 is the dice's rules as the state says them (a page without a state
+  // yet counts plain six-sided dice).
+  function st0() { var st = S.state || {}; return { sides: st.sides || 6, star_die: !!st.star_die, wild: !!st.wild }; }
 
   function render() {
     var st = S.state, band = $('band');
@@ -56,12 +59,19 @@
     if (st.phase === 'game_over' && S.winner) {
       box.appendChild(el('div', 'winner', S.winner + ' wins!'));
     }
-    var r = S.result || W.lastOf(st);
+    var r = S.result, last = W.lastOf(st);
+    if (last && (!r || (typeof last.seq === 'number' && !(r.seq >= last.seq)))) {
+      // Opened after the reveal (or it was missed): the state's last,
+      // without the dice.
+      r = Object.assign({}, last, { unread: st.last_unconfirmed ? { n: L.notRead(st.last_unconfirmed), count: null } : null });
+    }
     if (r) {
-      box.appendChild(el('div', 'head', W.resultWords(r, star())));
+      box.appendChild(el('div', 'head', W.resultWords(r, star(), r.unread)));
       var ch = W.changesWords(r);
       if (ch) box.appendChild(el('div', 'changes', ch));
+      if (r.unread) box.appendChild(el('div', 'unread', W.notReadWords(r.unread.n)));
       box.setAttribute('data-count', String(r.count));
+      box.setAttribute('data-not-read', String(r.unread ? r.unread.n : 0));
     } else {
       box.removeAttribute('data-count');
       if (!box.childNodes.length) box.appendChild(el('div', 'none', 'no reveal yet'));
@@ -83,7 +93,17 @@
     } else if (topic === base + 'events') {
       var ev = L.cleanEvent(v);
       if (!ev) return;
-      if (ev.type === 'resolved' && ev.call !== 'fold' && ev.bid) S.result = ev;
+      if (ev.type === 'revealed') S.reveal = ev;
+      if (ev.type === 'resolved' && ev.call !== 'fold' && ev.bid) {
+        S.result = ev;
+        // A reveal with dice the camera did not read for sure: count the
+        // dice read, never the stand-ins.
+        var rv = S.reveal;
+        if (rv && rv.unconfirmed && typeof ev.count === 'number') {
+          ev.unread = { n: L.notRead(rv.unconfirmed), count: O.countOf(ev.bid.face, O.readOnly(rv.dice, rv.unconfirmed), st0()) };
+        }
+      }
+      if (ev.type === 'resolved') S.reveal = null;
       if (ev.type === 'game_over' || ev.type === 'match_over') S.winner = ev.winner;
       if (ev.type === 'hand_started' && ev.game === 1 && ev.hand === 1) { S.result = null; S.winner = null; }
     } else if (topic === base + 'vision') {

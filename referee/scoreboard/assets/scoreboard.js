@@ -10,6 +10,9 @@
     cfg: null, table: '', state: null, status: '', conn: 'connecting',
     items: [], maxSeq: 0, pendingReveal: null, lastResult: null, winner: null, winnerSeq: 0, local: false,
     look: null, histRules: null,
+    // handPalifico: whether the hand the events are in is a perudo
+    // palifico hand (its hand_started says), null before one is seen.
+    handPalifico: null,
     // gameNumber is the game's number in the table's journal (api/history),
     // null while unknown; gameFrom is the seq after which the game on the
     // table began; awaitingHand: a new game seen in the state whose first
@@ -41,6 +44,7 @@
       meta.appendChild(el('span', 'rules', st.rules));
       var gh = W.gameWords(st, S.gameNumber);
       if (gh) meta.appendChild(el('span', 'gh', gh));
+      if (st.palifico) meta.appendChild(el('span', 'palifico', 'palifico hand: ones not wild, the face stays'));
       meta.appendChild(el('span', 'phase', W.phase(st)));
       // The referee's own status: reading the dice, waiting for them (no
       // camera, or it failed), a read that needs a look, an error.
@@ -90,14 +94,17 @@
       if (s.left) head.appendChild(el('span', 'badge', 'left'));
       else if (s.out) head.appendChild(el('span', 'badge', 'out'));
       card.appendChild(head);
-      var row = el('div', 'seat-dice');
-      row.appendChild(el('span', 'count', s.dice));
-      var dice = el('div', 'dice');
-      var shown = s.shown || [];
-      shown.forEach(function (f) { dice.appendChild(D.die(f, { star: star(), shown: true })); });
-      for (var i = shown.length; i < s.dice; i++) dice.appendChild(D.die(0));
-      row.appendChild(dice);
-      card.appendChild(row);
+      // A seat out of the game keeps a small card: no dice, no big 0.
+      if (!(s.out || s.left)) {
+        var row = el('div', 'seat-dice');
+        row.appendChild(el('span', 'count', s.dice));
+        var dice = el('div', 'dice');
+        var shown = s.shown || [];
+        shown.forEach(function (f) { dice.appendChild(D.die(f, { star: star(), shown: true })); });
+        for (var i = shown.length; i < s.dice; i++) dice.appendChild(D.die(0));
+        row.appendChild(dice);
+        card.appendChild(row);
+      }
       var foot = el('div', 'seat-foot');
       if (s.chips !== undefined && s.chips !== null) foot.appendChild(el('span', 'chips', s.chips + ' chips'));
       if (st.wins && st.wins[s.name] !== undefined) foot.appendChild(el('span', 'wins', st.wins[s.name] + ' won'));
@@ -112,7 +119,7 @@
     bid.removeAttribute('data-quantity'); bid.removeAttribute('data-face');
     if (!st) return;
     var total = O.inPlay(st).reduce(function (n, s) { return n + s.dice; }, 0);
-    trackBox.appendChild(D.track(total, st.bid, star()));
+    trackBox.appendChild(D.track(total, st.bid, star(), st.rules === 'perudo' && !!st.wild));
     if (!st.bid) {
       bid.appendChild(el('span', 'none', st.phase === 'bidding' ? (st.turn ? st.turn + ' opens the bidding' : 'no bid yet') : 'no bid'));
       return;
@@ -128,18 +135,20 @@
       chance.setAttribute('data-chance', c.chance.toFixed(6));
       chance.appendChild(el('span', 'big', O.percent(c.chance)));
       chance.appendChild(el('span', 'small', ' chance the bid is true (exactly: ' + O.percent(c.exactly) + '), with ' +
-        c.hidden + ' hidden dice' + (c.known ? ' and ' + c.known + ' shown that count' : '')));
+        c.hidden + ' hidden dice' + (c.known ? ' and ' + c.known + ' shown that count' : '') +
+        (st.palifico ? ' (palifico: ones are not wild)' : '')));
     }
   }
 
   function renderResult() {
-    var box = $('result'), r = S.lastResult;
+    var box = $('result'), r = S.lastResult, last = W.lastOf(S.state);
     box.textContent = '';
     box.removeAttribute('data-count');
-    if (!r && W.lastOf(S.state)) {
+    if (last && r && typeof last.seq === 'number' && !(r.resolved.seq >= last.seq)) r = null; // the state knows a later one
+    if (!r && last) {
       // Opened after the reveal: the referee's state still says what the
       // last call found, without the dice.
-      r = { resolved: S.state.last, dice: null, shown: {}, rules: S.state };
+      r = { resolved: S.state.last, dice: null, shown: {}, rules: S.state, unconfirmed: S.state.last_unconfirmed || null };
     }
     if (!r) { box.appendChild(el('p', 'none', 'no reveal yet')); return; }
     var ev = r.resolved, st = r.rules, isStar = !!st.star_die;
@@ -151,9 +160,15 @@
     } else {
       box.removeAttribute('data-corrected');
     }
-    box.appendChild(el('p', 'result-head', W.resultWords(ev, isStar)));
+    // Dice the camera did not read for sure: the resolution's count took
+    // stand-ins for them; the page counts only the dice read.
+    var notRead = L.notRead(r.unconfirmed), read = r.dice ? O.readOnly(r.dice, r.unconfirmed) : null;
+    var readCount = read ? O.countOf(ev.bid.face, read, st) : null;
+    box.setAttribute('data-not-read', String(notRead));
+    box.appendChild(el('p', 'result-head', W.resultWords(ev, isStar, notRead ? { n: notRead, count: readCount } : null)));
     var changes = W.changesWords(ev);
     if (changes) box.appendChild(el('p', 'result-changes', changes));
+    if (notRead) box.appendChild(el('p', 'result-unread', W.notReadWords(notRead)));
     if (!r.dice) return;
     var grid = el('div', 'reveal');
     Object.keys(r.dice).forEach(function (seat) {
@@ -161,23 +176,28 @@
       row.setAttribute('data-seat', seat);
       row.appendChild(el('span', 'name', seat));
       var dice = el('div', 'dice');
-      r.dice[seat].forEach(function (f) { dice.appendChild(D.die(f, { star: isStar, hit: O.matches(ev.bid.face, f, st) })); });
+      r.dice[seat].forEach(function (f, i) {
+        var unread = L.isUnread(r.unconfirmed, seat, i);
+        dice.appendChild(D.die(f, { star: isStar, unread: unread, hit: !unread && O.matches(ev.bid.face, f, st) }));
+      });
       row.appendChild(dice);
       grid.appendChild(row);
     });
     box.appendChild(grid);
-    var oc = O.outcomeChance(ev.bid, ev.count, r.dice, r.shown, st);
+    var count = notRead ? readCount : ev.count;
+    var oc = O.outcomeChance(ev.bid, count, read, r.shown, st);
     var how = el('p', 'result-chance');
     how.setAttribute('data-chance', oc.chance.toFixed(6));
-    how.textContent = 'How likely: ' + O.percent(oc.chance) + ' for ' + (oc.direction === 'at_least' ? ev.count + ' or more' : ev.count + ' or fewer') +
-      ' (about ' + oc.expected.toFixed(1) + ' expected)';
+    how.textContent = 'How likely: ' + O.percent(oc.chance) + ' for ' + (oc.direction === 'at_least' ? count + ' or more' : count + ' or fewer') +
+      (notRead ? ' of the ' + W.plural(oc.total, 'die', 'dice') + ' read' : '') + ' (about ' + oc.expected.toFixed(1) + ' expected)';
     box.appendChild(how);
   }
 
   function itemText(it) {
     var isStar = star();
     switch (it.type) {
-      case 'hand_started': return 'Hand ' + it.hand + (it.game > 1 ? ' (round ' + it.game + ')' : '') + ': ' + it.opener + ' opens';
+      case 'hand_started': return 'Hand ' + it.hand + (it.game > 1 ? ' (round ' + it.game + ')' : '') + ': ' + it.opener + ' opens' +
+        (it.palifico ? ' a palifico hand' : '');
       case 'bid': return it.seat + ' bids ' + D.bidWords(it.quantity, it.face, isStar) + (it.stake ? ' (stake ' + it.stake + ')' : '');
       case 'show': return it.seat + ' shows ' + W.plural((it.shown || []).length, 'die', 'dice');
       case 'challenge': return it.seat + ' calls liar';
@@ -186,12 +206,13 @@
       case 'fold': return it.seat + ' folds';
       case 'leave': case 'left': return it.seat + ' leaves';
       case 'folded': return it.seat + ' folded' + (it.out && it.out.length ? ' and is out' : '');
-      case 'revealed': return 'Reveal';
+      case 'revealed': return 'Reveal' + (it.unconfirmed ? ' (' + W.notReadWords(L.notRead(it.unconfirmed)) + ')' : '');
       case 'corrected': return 'Reveal corrected by the operator (hand ' + it.hand + '): the result below replaces the one before';
       case 'resolved':
         if (it.call === 'fold') return 'Hand ends by folds';
         if (!it.bid) return null;
-        return 'There ' + (it.count === 1 ? 'was ' : 'were ') + it.count + ' \u2013 ' + Object.keys(it.dice || {}).map(function (k) {
+        return (it.notRead ? (it.readCount ? 'At least ' + it.readCount : 'None') + ' among the dice read' : 'There ' + (it.count === 1 ? 'was ' : 'were ') + it.count) +
+          ' \u2013 ' + Object.keys(it.dice || {}).map(function (k) {
           return k + ' ' + (it.dice[k] > 0 ? '+' : '\u2212') + Math.abs(it.dice[k]);
         }).join(', ') + (it.out && it.out.length ? '; out: ' + it.out.join(', ') : '');
       case 'game_over': return it.winner + ' wins' + (it.pot ? ' the pot of ' + it.pot : '') + (it.game > 1 ? ' (round ' + it.game + ')' : '');
@@ -214,7 +235,7 @@
       if (it.type === 'revealed' && it.dice) {
         var dice = el('span', 'dice small');
         Object.keys(it.dice).forEach(function (k) {
-          it.dice[k].forEach(function (f) { dice.appendChild(D.die(f, { star: star() })); });
+          it.dice[k].forEach(function (f, i) { dice.appendChild(D.die(f, { star: star(), unread: L.isUnread(it.unconfirmed, k, i) })); });
         });
         li.appendChild(dice);
       }
@@ -235,6 +256,9 @@
     // and seq tells a repeat.
     if (ev.seq) {
       if (ev.seq <= S.maxSeq) return;
+      // A gap (events published while the page was not subscribed): the
+      // journal has them.
+      if (!fromHistory && S.maxSeq > 0 && ev.seq > S.maxSeq + 1) reloadHistory();
       S.maxSeq = ev.seq;
     }
     switch (ev.type) {
@@ -243,6 +267,7 @@
         // said so at its opening roll.
         if (ev.game === 1 && ev.hand === 1 && !fromHistory && !S.awaitingHand) startGame((ev.seq || S.maxSeq) - 1);
         S.awaitingHand = false;
+        S.handPalifico = ev.palifico === true;
         break;
       case 'corrected':
         // The hand is resolved again: its result and any winner it made
@@ -251,16 +276,26 @@
         if (S.winner && S.winnerSeq < (ev.seq || 0)) { S.winner = null; S.winnerSeq = 0; }
         break;
       case 'revealed':
-        S.pendingReveal = { dice: ev.dice || {}, shown: ev.shown || shownOf(S.state) };
+        S.pendingReveal = { dice: ev.dice || {}, shown: ev.shown || shownOf(S.state), unconfirmed: ev.unconfirmed || null };
         break;
       case 'resolved':
         if (ev.call !== 'fold' && S.pendingReveal && ev.bid && typeof ev.count === 'number') {
           var r = S.state || S.histRules || {};
+          // The state may already be the next hand's: in perudo, ones are
+          // wild in every hand but a palifico one, which its hand_started
+          // event says.
+          var palifico = S.handPalifico === null ? !!r.palifico : S.handPalifico;
+          var wild = r.rules === 'perudo' ? !palifico : !!r.wild;
+          var rules = { sides: r.sides || 6, star_die: !!r.star_die, wild: wild };
           S.lastResult = {
-            resolved: ev, dice: S.pendingReveal.dice, shown: S.pendingReveal.shown,
-            rules: { sides: r.sides || 6, star_die: !!r.star_die, wild: !!r.wild },
-            corrected: !!S.correcting
+            resolved: ev, dice: S.pendingReveal.dice, shown: S.pendingReveal.shown, unconfirmed: S.pendingReveal.unconfirmed,
+            rules: rules, corrected: !!S.correcting
           };
+          if (S.pendingReveal.unconfirmed) {
+            // The history's line counts the dice read, not the stand-ins.
+            ev.notRead = L.notRead(S.pendingReveal.unconfirmed);
+            ev.readCount = O.countOf(ev.bid.face, O.readOnly(S.pendingReveal.dice, S.pendingReveal.unconfirmed), rules);
+          }
         }
         S.pendingReveal = null;
         S.correcting = false;
@@ -319,6 +354,9 @@
     }
     // The camera's doubts belong to the reveal that needed a look.
     if (st.status !== 'needs a look') S.look = null;
+    // The state is published after its events: one ahead of the events
+    // seen means some were missed (the page subscribed after them).
+    if (S.local && typeof st.seq === 'number' && st.seq > S.maxSeq) reloadHistory();
     if (prev && st.bid && !sameBid(prev.bid, st.bid)) {
       S.items.push({ type: 'bid', seat: st.bid.seat, quantity: st.bid.quantity, face: st.bid.face, fromState: true });
     }
@@ -373,10 +411,15 @@
       h.items.forEach(function (raw) {
         var it = L.cleanEvent(raw);
         if (!it) return;
-        if (it.seq) takeEvent(it, true); else S.items.push(it);
+        if (it.seq) takeEvent(it, true);
+        else { it.fromHistory = true; S.items.push(it); }
       });
+      // What came live since: events by seq; the lines drawn from the
+      // state only when the journal has nothing (it holds them all), and
+      // never the last history's own lines again.
       live.forEach(function (it) {
-        if (it.seq) takeEvent(it, false); else if (!it.fromState || !h.items.length) S.items.push(it);
+        if (it.seq) takeEvent(it, false);
+        else if (!it.fromHistory && (!it.fromState || !h.items.length)) S.items.push(it);
       });
       if (h.game && h.game.finished && !S.winner) S.winner = h.game.winner;
       render();
@@ -436,6 +479,9 @@
     loadLink();
     var base = cfg.prefix + '/' + S.table + '/';
     L.connect(L.brokerURL(cfg), [base + 'state', base + 'status', base + 'events', base + 'vision'], onMessage, function (c) {
+      // Subscribed (again): the journal fills in what was published
+      // before, or while the connection was lost.
+      if (c === 'live' && S.conn !== 'live') reloadHistory();
       S.conn = c;
       L.showConn($('conn'), c);
     });

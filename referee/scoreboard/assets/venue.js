@@ -26,6 +26,10 @@
     return t.qr;
   }
 
+  // card draws one table for a TV across the room: its name and whether
+  // the referee is online, the game, the bid in large type with its
+  // chance, each seat's dice, and the last result in the overlay's words,
+  // who lost first.
   function card(id, t) {
     var st = t.state, c = el('a', 'venue-table');
     c.href = './?table=' + encodeURIComponent(id);
@@ -33,17 +37,21 @@
     if (t.status === 'offline') c.classList.add('offline');
     var head = el('div', 'vt-head');
     head.appendChild(el('span', 'vt-name', id));
-    var known = t.status === 'online' || t.status === 'offline';
-    head.appendChild(el('span', 'vt-status ' + (known ? t.status : 'unknown'), t.status || '?'));
+    // The status topic is retained: until it comes, say nothing rather
+    // than a badge no one can read.
+    if (t.status === 'online' || t.status === 'offline') head.appendChild(el('span', 'vt-status ' + t.status, t.status));
     c.appendChild(head);
     var qr = qrOf(id, t);
     if (qr) c.appendChild(qr);
     if (!st) { c.appendChild(el('div', 'vt-meta', 'no state yet')); return c; }
     var meta = el('div', 'vt-meta'), gh = st.rules ? W.gameWords(st, null) : '', status = W.status(st, null);
-    meta.textContent = (st.rules || 'no game') + (gh ? ' \u00b7 ' + gh : '') + ' \u00b7 ' + W.phase(st) +
-      (status ? ' \u00b7 ' + status.text : '');
-    if (status) meta.setAttribute('data-status', status.text);
+    meta.textContent = (st.rules || 'no game') + (gh ? ' \u00b7 ' + gh : '') + ' \u00b7 ' + W.phase(st);
     c.appendChild(meta);
+    if (status) {
+      var sb = el('div', 'vt-ref vt-ref-' + status.key, status.text);
+      sb.setAttribute('data-status', status.text);
+      c.appendChild(sb);
+    }
     var bid = el('div', 'vt-bid');
     if (st.bid) {
       bid.setAttribute('data-quantity', String(st.bid.quantity));
@@ -51,27 +59,38 @@
       bid.appendChild(el('span', 'q', st.bid.quantity + ' \u00d7'));
       bid.appendChild(D.die(st.bid.face, { star: !!st.star_die }));
       var ch = O.bidChance(st);
-      bid.appendChild(el('span', 'who', st.bid.seat + (ch ? ' \u00b7 ' + O.percent(ch.chance) + ' true' : '')));
+      var who = el('span', 'who', st.bid.seat);
+      if (ch) who.appendChild(el('span', 'chance', O.percent(ch.chance) + ' true'));
+      bid.appendChild(who);
     } else {
-      bid.appendChild(el('span', 'none', 'no bid'));
+      bid.appendChild(el('span', 'none', st.phase === 'bidding' && st.turn ? st.turn + ' opens the bidding' : 'no bid'));
     }
     c.appendChild(bid);
+    if (st.call) c.appendChild(el('div', 'vt-call', st.call.caller + (st.call.call === 'spot_on' ? ' calls spot on' : ' calls liar') +
+      (st.bid ? ' on ' + st.bid.seat : '')));
     var seats = el('ul', 'vt-seats');
     (st.seats || []).forEach(function (s) {
-      var li = el('li', 'vt-seat' + (st.turn === s.name ? ' turn' : '') + (s.out || s.left ? ' out' : ''));
+      var gone = s.out || s.left;
+      var li = el('li', 'vt-seat' + (st.turn === s.name ? ' turn' : '') + (gone ? ' out' : ''));
       li.setAttribute('data-seat', s.name);
       li.setAttribute('data-dice', String(s.dice));
       li.appendChild(el('span', 'name', s.name));
-      li.appendChild(el('span', 'count', s.dice + (s.dice === 1 ? ' die' : ' dice') +
-        (s.chips !== undefined && s.chips !== null ? ' \u00b7 ' + s.chips + ' chips' : '') +
-        (st.wins && st.wins[s.name] !== undefined ? ' \u00b7 ' + st.wins[s.name] + ' won' : '')));
+      var extra = (s.chips !== undefined && s.chips !== null ? ' \u00b7 ' + s.chips + ' chips' : '') +
+        (st.wins && st.wins[s.name] !== undefined ? ' \u00b7 ' + st.wins[s.name] + ' won' : '');
+      li.appendChild(el('span', 'count', (gone ? (s.left ? 'left' : 'out') : W.plural(s.dice, 'die', 'dice')) + extra));
       seats.appendChild(li);
     });
     c.appendChild(seats);
     var last = W.lastOf(st);
     if (last) {
-      c.appendChild(el('div', 'vt-last', 'last: ' + last.caller + ' called ' + last.bidder + '\u2019s ' +
-        D.bidWords(last.bid.quantity, last.bid.face, !!st.star_die) + ' \u2013 ' + last.count));
+      var n = L.notRead(st.last_unconfirmed), box = el('div', 'vt-last');
+      box.setAttribute('data-count', String(last.count));
+      box.setAttribute('data-not-read', String(n));
+      var lost = W.loserWords(last);
+      if (lost) box.appendChild(el('div', 'vt-lost', lost));
+      box.appendChild(el('div', 'vt-how', W.resultWords(last, !!st.star_die, n ? { n: n, count: null } : null)));
+      if (n) box.appendChild(el('div', 'vt-unread', W.notReadWords(n)));
+      c.appendChild(box);
     }
     return c;
   }
@@ -81,6 +100,7 @@
     box.textContent = '';
     var ids = Object.keys(tables).sort();
     document.getElementById('count').textContent = ids.length + (ids.length === 1 ? ' table' : ' tables');
+    box.setAttribute('data-tables', String(ids.length));
     if (!ids.length) { box.appendChild(el('p', 'none', 'no table on this broker yet')); return; }
     ids.forEach(function (id) {
       // One table's card that fails (a bug: states are cleaned on

@@ -17,15 +17,18 @@
   // phase names the state's phase.
   function phase(st) { return (st && PHASES[st.phase]) || (st && st.phase) || PHASES.idle; }
 
-  // gameWords says which game and hand: "game 4 · hand 2". number is the
-  // game's number in the table's journal (null when the page cannot know
-  // it: another table's page, the venue); an endurance match counts its
-  // rounds; there is no hand during an opening roll (hand 0).
+  // gameWords says which game and hand: "game 4 · hand 2". The game's
+  // number is the table's journal's: the state's game_number (a referee
+  // before it had none: then number, the journal's count as the page
+  // found it, or none); an endurance match counts its rounds; there is
+  // no hand during an opening roll (hand 0). A perudo palifico hand says
+  // so: "hand 5 (palifico)".
   function gameWords(st, number) {
     var parts = [];
+    number = st.game_number || number;
     if (number) parts.push('game ' + number);
     if (st.wins && st.game) parts.push('round ' + st.game);
-    if (st.hand > 0 && st.phase !== 'opening') parts.push('hand ' + st.hand);
+    if (st.hand > 0 && st.phase !== 'opening') parts.push('hand ' + st.hand + (st.palifico ? ' (palifico)' : ''));
     return parts.join(' \u00b7 ');
   }
 
@@ -77,12 +80,40 @@
 
   // resultWords says a resolution (the events' resolved, the state's
   // last): "bob challenged ann's three stars: there were 2." star names
-  // face 1 as the preset does.
-  function resultWords(ev, star) {
+  // face 1 as the preset does. unread, when the reveal had dice the
+  // camera did not read for sure, is {n: how many, count: the dice read
+  // that count for the bid, or null when the page has no dice}: the
+  // resolution's count took stand-ins for them, so it says "at least"
+  // the dice read, or no count at all.
+  function resultWords(ev, star, unread) {
     if (!ev || !ev.bid) return '';
     var call = ev.call === 'spot_on' ? 'called spot on' : 'challenged';
-    return ev.caller + ' ' + call + ' ' + ev.bidder + '\u2019s ' + D.bidWords(ev.bid.quantity, ev.bid.face, star) +
-      ': there ' + (ev.count === 1 ? 'was ' : 'were ') + ev.count + '.';
+    var head = ev.caller + ' ' + call + ' ' + ev.bidder + '\u2019s ' + D.bidWords(ev.bid.quantity, ev.bid.face, star);
+    if (unread && unread.n > 0) {
+      if (typeof unread.count !== 'number') return head + '.';
+      return head + (unread.count > 0 ? ': there were at least ' + unread.count + '.' : ': none among the dice read.');
+    }
+    return head + ': there ' + (ev.count === 1 ? 'was ' : 'were ') + ev.count + '.';
+  }
+
+  // notReadWords says that n dice of a reveal were not read for sure, and
+  // why the referee went on: "1 die not read: it could not change the
+  // result". "" for none.
+  function notReadWords(n) {
+    if (!(n > 0)) return '';
+    return plural(n, 'die', 'dice') + ' not read: ' + (n === 1 ? 'it' : 'they') + ' could not change the result';
+  }
+
+  // loserWords names who lost (or gained) by a resolution, for a line that
+  // must say it first: "ann loses a die", "bob loses 2 dice, cy gains 1".
+  function loserWords(ev) {
+    var parts = Object.keys(ev.dice || {}).map(function (k) {
+      var d = ev.dice[k];
+      if (d > 0) return k + ' gains ' + plural(d, 'die', 'dice');
+      return k + ' loses ' + (d === -1 ? 'a die' : plural(-d, 'die', 'dice'));
+    });
+    if (ev.out && ev.out.length) parts.push(ev.out.join(', ') + (ev.out.length === 1 ? ' is' : ' are') + ' out');
+    return parts.join(', ');
   }
 
   // changesWords says what a resolution changed: dice lost and won, seats
@@ -128,6 +159,7 @@
 
   root.LiarsWords = {
     plural: plural, phase: phase, gameWords: gameWords, status: status, lookWords: lookWords,
-    cameraFailed: cameraFailed, resultWords: resultWords, changesWords: changesWords, lastOf: lastOf, newGame: newGame
+    cameraFailed: cameraFailed, resultWords: resultWords, changesWords: changesWords, lastOf: lastOf, newGame: newGame,
+    notReadWords: notReadWords, loserWords: loserWords
   };
 })(window);

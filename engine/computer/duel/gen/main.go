@@ -1,7 +1,7 @@
-// Command gen solves two-seat common-hand with one or two dice a seat by
-// CFR+ and writes the strategy file that engine/computer embeds (go
-// generate in engine/computer runs it). It prints the solution's values,
-// and with -exploit the exact best response's chance against it.
+// Command gen solves two-seat common-hand or perudo with one or two dice a
+// seat by CFR+ and writes the strategy file that engine/computer embeds
+// (go generate in engine/computer runs it). It prints the solution's
+// values, and with -exploit the exact best response's chance against it.
 package main
 
 import (
@@ -15,6 +15,7 @@ import (
 )
 
 func main() {
+	rulesName := flag.String("rules", "common-hand", "the game: common-hand or perudo")
 	start := flag.Int("start", 1, "dice a seat starts with: 1 or 2")
 	iters := flag.Int("iters", 200, "CFR+ iterations a round")
 	rounds := flag.Int("rounds", 5, "rounds (after each, the values of the deals are updated)")
@@ -28,6 +29,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen: -o names no file")
 		os.Exit(2)
 	}
+	rules := duel.RulesNamed(*rulesName)
+	if rules == nil {
+		fmt.Fprintf(os.Stderr, "gen: -rules %q: want common-hand or perudo\n", *rulesName)
+		os.Exit(2)
+	}
 	t0 := time.Now()
 	var sol *duel.Solution
 	var err error
@@ -37,7 +43,7 @@ func main() {
 			sol, err = duel.Decode(data)
 		}
 	} else {
-		sol, err = duel.Solve(*start, *iters, *rounds)
+		sol, err = duel.Solve(rules, *start, *iters, *rounds)
 	}
 	if err != nil {
 		slog.Error("gen: solve", "err", err)
@@ -64,7 +70,7 @@ func main() {
 	if *from != "" {
 		made = "read from " + *from
 	}
-	fmt.Printf("start %d: %s, purified below %v, in %.1fs; opener's value %.4f\n", sol.Start, made, *purify, time.Since(t0).Seconds(), sol.Values[sol.Start][sol.Start])
+	fmt.Printf("%s, start %d: %s, purified below %v, in %.1fs; opener's value %.4f\n", sol.Rules.Name, sol.Start, made, *purify, time.Since(t0).Seconds(), sol.Values[sol.Start][sol.Start])
 	if *exploit {
 		data, err := os.ReadFile(*out)
 		if err != nil {
@@ -77,7 +83,7 @@ func main() {
 			os.Exit(1)
 		}
 		t1 := time.Now()
-		e, err := duel.Exploit(back.Start, back, *budget)
+		e, err := duel.Exploit(back.Rules, back.Start, back, *budget)
 		if err != nil {
 			slog.Error("gen: exploit", "err", err)
 			os.Exit(1)
