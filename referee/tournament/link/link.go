@@ -291,12 +291,24 @@ func (l *Link) Pending() int {
 	return l.pending
 }
 
-// Close says offline and disconnects, waiting up to wait for publishes in
-// flight.
+// Close sends the retained topics' latest payloads not yet
+// acknowledged, says offline and disconnects, waiting up to wait for
+// publishes in flight.
 func (l *Link) Close(wait time.Duration) {
 	close(l.stop)
 	<-l.done
 	if l.cli.IsConnected() {
+		// The latest of each goes after any older one in flight: the
+		// broker keeps the last it takes.
+		l.mu.Lock()
+		last := make(map[string][]byte, len(l.retained))
+		for topic, payload := range l.retained {
+			last[topic] = payload
+		}
+		l.mu.Unlock()
+		for topic, payload := range last {
+			l.publish(topic, payload, true)
+		}
 		tok := l.cli.Publish(l.status, 1, true, []byte("offline"))
 		tok.WaitTimeout(wait)
 	}

@@ -273,6 +273,9 @@ func (s *Service) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			// What changed since the last publish goes with the link's
+			// Close.
+			s.publish(true)
 			return nil
 		case <-s.cfg.Link.Connected():
 			// Every connection: the broker may have lost the retained
