@@ -218,16 +218,27 @@ func waitHTTP(t *testing.T, url string, p *proc) {
 type stateTimes struct {
 	mu sync.Mutex
 	at map[string]time.Time
+	// largest is the largest payload of each tournament topic (state,
+	// standings) seen.
+	largest map[string]int
 }
 
 func watchStates(t *testing.T, url string) *stateTimes {
 	t.Helper()
-	s := &stateTimes{at: map[string]time.Time{}}
+	s := &stateTimes{at: map[string]time.Time{}, largest: map[string]int{}}
 	opts := paho.NewClientOptions().AddBroker(url).SetClientID("bench-state-times").SetAutoReconnect(true).
 		SetConnectRetry(true).SetOrderMatters(false).
-		SetOnConnectHandler(func(c paho.Client) { c.Subscribe("liarsdice/+/state", 0, nil) })
+		SetOnConnectHandler(func(c paho.Client) {
+			c.SubscribeMultiple(map[string]byte{"liarsdice/+/state": 0, "liarsdice/tournament/+/+": 0}, nil)
+		})
 	opts.SetDefaultPublishHandler(func(_ paho.Client, m paho.Message) {
 		now := time.Now()
+		if l := strings.Split(m.Topic(), "/"); len(l) == 4 && l[1] == "tournament" {
+			s.mu.Lock()
+			s.largest[l[3]] = max(s.largest[l[3]], len(m.Payload()))
+			s.mu.Unlock()
+			return
+		}
 		var st struct {
 			Seq int `json:"seq"`
 		}
@@ -551,6 +562,9 @@ func TestBenchVenue(t *testing.T) {
 		fromEvents-min(mismatched, fromEvents), fromEvents, len(live.Standings)-standingsDiffer, len(live.Standings))
 	secs := elapsed.Seconds()
 	report("bench-venue: %d events in %s: %.0f events/s; %d table states seen at the broker", events, elapsed.Round(time.Second), float64(events)/secs, len(states.at))
+	states.mu.Lock()
+	report("bench-venue: the tournament's retained topics at their largest: state %d kB, standings %d kB", states.largest["state"]>>10, states.largest["standings"]>>10)
+	states.mu.Unlock()
 	perTable := func(d time.Duration) string {
 		return fmt.Sprintf("%.1f%% of a core in all, %.3f%% a table", 100*d.Seconds()/secs, 100*d.Seconds()/secs/float64(nTables))
 	}
