@@ -66,7 +66,7 @@ BUILD_PKGS := pkg-config g++ libopencv-dev ca-certificates
 TEST_PKGS  := mosquitto
 CHROMIUM_PKGS := chromium chromium-browser
 
-.PHONY: all build test soak demo vet bench train train-deps fuzz deps go-toolchain test-deps clean install
+.PHONY: all build test soak demo vet bench bench-venue train train-deps fuzz deps go-toolchain test-deps clean install
 
 all: build
 
@@ -179,6 +179,32 @@ SOAK_STOPS ?= mixed
 soak: build test-deps
 	cd referee/daemon && LIARSD_SOAK_KILLS=$(SOAK_KILLS) LIARSD_SOAK_STOPS=$(SOAK_STOPS) LIARSD_SOAK_BIN=$(abspath $(BIN)) \
 		$(GO) test $(GOTAGS) -count=1 -timeout 60m -run '^TestSoak$$' -v .
+
+# bench-venue measures an event of many tables (docs/venue.md): a Swiss
+# tournament of BENCH_PLAYERS computer players at BENCH_TABLES simulated
+# tables (liarsd fleet, at BENCH_PACE_MS between moves) on one Mosquitto
+# (docs/venue/venue.conf) on loopback, BENCH_ROUNDS rounds, the tournament
+# service killed -9 three times during the first round and the broker
+# restarted once during the second, a venue page in headless Chromium;
+# before it, a table's link to the venue (the venue's bridges of
+# docs/venue/venue-tables.conf to a table's Mosquitto, with a league's
+# broker bridged to the venue, and to an embedded broker) cut for
+# BRIDGE_CUT while the table plays.
+# Every event is held against the tables' journals, every result against
+# them, the standings against a replay of the tournament's journal. It
+# ends with one line: venue: tables T, players P, rounds R, events E, lost
+# L, reordered O, mismatched M. Half an hour or more on two busy cores.
+BENCH_TABLES  ?= 200
+BENCH_PLAYERS ?= 1000
+BENCH_ROUNDS  ?= 3
+BENCH_PACE_MS ?= 500
+BRIDGE_CUT    ?= 60s
+bench-venue: build test-deps
+	set -o pipefail; LIARSD_BRIDGE_CUT=$(BRIDGE_CUT) LIARSD_BRIDGE_REPORT=1 $(GO) test $(GOTAGS) -count=1 -timeout 30m -run Bridged -v ./referee/fleet/ | tee bin/bench-venue.log
+	set -o pipefail; LIARSD_BENCH_VENUE=1 LIARSD_BIN=$(abspath $(BIN)) LIARSD_BENCH_TABLES=$(BENCH_TABLES) LIARSD_BENCH_PLAYERS=$(BENCH_PLAYERS) \
+		LIARSD_BENCH_ROUNDS=$(BENCH_ROUNDS) LIARSD_BENCH_PACE_MS=$(BENCH_PACE_MS) \
+		$(GO) test $(GOTAGS) -count=1 -timeout 120m -run '^TestBenchVenue$$' -v ./referee/fleet/ | tee -a bin/bench-venue.log
+	@grep '^venue:' bin/bench-venue.log | tail -1
 
 # demo plays the referee on its embedded defaults until Ctrl-C. DURATION
 # (e.g. DURATION=25s) makes it end by itself; RULES, SEATS, SEED, BROKER

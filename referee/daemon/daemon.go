@@ -66,6 +66,9 @@ type Options struct {
 	HTTP string
 	// WebStarted is called with the scoreboard's address once it listens.
 	WebStarted func(url string)
+	// ComputerPace is the pause before a computer seat acts
+	// (referee.DefaultComputerPace); many simulated tables play faster.
+	ComputerPace time.Duration
 }
 
 // Run referees the table c describes until ctx is done, then shuts down
@@ -141,7 +144,7 @@ func Run(ctx context.Context, c config.Config, o Options) (err error) {
 	observe := o.Observe
 	rc := referee.Config{
 		Table: c.Table, Journal: j,
-		RetryCapture: c.Camera.Retry, Clock: o.Clock, Logger: log.With("component", "referee"),
+		RetryCapture: c.Camera.Retry, Clock: o.Clock, Logger: log.With("component", "referee"), ComputerPace: o.ComputerPace,
 		Observe: func(ch referee.Change) {
 			m.Events(ch.Events)
 			if observe != nil {

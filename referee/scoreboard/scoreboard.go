@@ -14,6 +14,7 @@
 //
 //	GET /                          the table's page (?table=ID for another table on the broker)
 //	GET /venue                     every table on the broker
+//	GET /tournament                a tournament on a TV: its round, every table, the standings (docs/venue.md)
 //	GET /operator                  the operator's page (docs/operator.md)
 //	GET /api/operator/read         the camera's last read, after the call (behind a login beyond loopback)
 //	GET /overlay                   a stream overlay for OBS's browser source (transparent)
@@ -115,6 +116,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /{$}", s.page("index.html"))
 	mux.HandleFunc("GET /index.html", s.page("index.html"))
 	mux.HandleFunc("GET /venue", s.page("venue.html"))
+	mux.HandleFunc("GET /tournament", s.page("tournament.html"))
 	mux.HandleFunc("GET /operator", s.page("operator.html"))
 	mux.HandleFunc("GET /api/operator/read", s.operatorRead)
 	mux.HandleFunc("GET /overlay", s.page("overlay.html"))
