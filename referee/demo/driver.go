@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
+	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee"
-	"github.com/liarsd/liarsd/referee/seats"
 )
 
 // Driver plays every seat of the demo: it rolls the physical dice at each
@@ -21,7 +22,7 @@ import (
 type Driver struct {
 	Ref     *referee.Referee
 	Table   *Table
-	Players map[string]seats.Player
+	Players map[string]computer.Player
 	// NewGame is the record line that starts each game.
 	NewGame func(game int) []byte
 	// Pace is the pause before each move, so people can follow.
@@ -339,17 +340,17 @@ func (d *Driver) move(ctx context.Context, seat string) {
 	if p == nil {
 		return
 	}
-	v := seats.View{Snapshot: d.snap, Seat: seat, Dice: d.Table.Dice(seat), Bids: slices.Clone(d.bids)}
+	v := computer.View{Snapshot: d.snap, Seat: seat, Dice: d.Table.Dice(seat), Bids: slices.Clone(d.bids)}
 	m := p.Act(v)
-	rep := d.do(ctx, m.Line(), referee.SourceSeat+":"+seat)
+	rep := d.do(ctx, record.Encode(m), referee.SourceSeat+":"+seat)
 	if !rep.OK {
 		if rep.Reason == engine.NotYourTurn || rep.Reason == engine.NotNow || rep.Reason == engine.NoGame {
 			return // the table is not where the seat thought: nothing to fall back on
 		}
 		// A simple player may misjudge a rule; fall back on a move that is
 		// always open to the seat whose turn it is.
-		for _, fb := range []seats.Move{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
-			if d.do(ctx, fb.Line(), referee.SourceSeat+":"+seat).OK {
+		for _, fb := range []engine.Action{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
+			if d.do(ctx, record.Encode(fb), referee.SourceSeat+":"+seat).OK {
 				return
 			}
 		}
@@ -357,8 +358,8 @@ func (d *Driver) move(ctx context.Context, seat string) {
 	}
 	if m.Type == engine.ActBid {
 		if show := p.ShowAfter(v, m); len(show) > 0 {
-			sm := seats.Move{Type: engine.ActShow, Seat: seat, Shown: show}
-			if d.do(ctx, sm.Line(), referee.SourceSeat+":"+seat).OK {
+			sm := engine.Action{Type: engine.ActShow, Seat: seat, Shown: show}
+			if d.do(ctx, record.Encode(sm), referee.SourceSeat+":"+seat).OK {
 				d.Table.Show(seat, show)
 				d.warm()
 			}

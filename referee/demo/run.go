@@ -18,12 +18,12 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/hardware"
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/daemon"
 	"github.com/liarsd/liarsd/referee/mqtt"
-	"github.com/liarsd/liarsd/referee/seats"
 	"github.com/liarsd/liarsd/referee/tuning"
 	"github.com/liarsd/liarsd/vision"
 )
@@ -232,12 +232,12 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	drv.Say = out.say
-	drv.Players = map[string]seats.Player{}
+	drv.Players = map[string]computer.Player{}
 	if o.Level == "" {
 		o.Level = "strong"
 	}
 	for i, n := range names {
-		p, err := seats.NewComputer(o.Level, o.Seed*31+uint64(i)+1)
+		p, err := computer.NewPlayer(o.Level, o.Seed*31+uint64(i)+1)
 		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/engine/record"
-	"github.com/liarsd/liarsd/referee/seats"
 )
 
 // Script plays games offline with simple players and seeded dice and
@@ -23,9 +23,9 @@ func script(rules string, names []string, options map[string]any, seed uint64, n
 	refused := 0
 	t := engine.NewTable()
 	dice := NewTable(seed)
-	players := map[string]seats.Player{}
+	players := map[string]computer.Player{}
 	for i, s := range names {
-		players[s] = seats.NewSimple(seed*7 + uint64(i))
+		players[s] = computer.NewSimple(seed*7 + uint64(i))
 	}
 	var lines [][]byte
 	apply := func(line []byte) bool {
@@ -66,13 +66,13 @@ func script(rules string, names []string, options map[string]any, seed uint64, n
 			}
 		case engine.PhaseBidding:
 			seat := *s.Turn
-			v := seats.View{Snapshot: s, Seat: seat, Dice: dice.Dice(seat)}
+			v := computer.View{Snapshot: s, Seat: seat, Dice: dice.Dice(seat)}
 			m := players[seat].Act(v)
-			if !apply(m.Line()) {
+			if !apply(record.Encode(m)) {
 				refused++
 				ok := false
-				for _, fb := range []seats.Move{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
-					if apply(fb.Line()) {
+				for _, fb := range []engine.Action{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
+					if apply(record.Encode(fb)) {
 						ok = true
 						break
 					}
@@ -90,8 +90,8 @@ func script(rules string, names []string, options map[string]any, seed uint64, n
 				dice.Remove(seat)
 			case engine.ActBid:
 				if show := players[seat].ShowAfter(v, m); len(show) > 0 {
-					sm := seats.Move{Type: engine.ActShow, Seat: seat, Shown: show}
-					if apply(sm.Line()) {
+					sm := engine.Action{Type: engine.ActShow, Seat: seat, Shown: show}
+					if apply(record.Encode(sm)) {
 						dice.Show(seat, show)
 					} else {
 						refused++

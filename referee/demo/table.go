@@ -20,8 +20,8 @@ import (
 
 	"gocv.io/x/gocv"
 
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/referee"
-	"github.com/liarsd/liarsd/referee/seats"
 	"github.com/liarsd/liarsd/vision/synth"
 )
 
@@ -71,7 +71,7 @@ func (t *Table) Roll(counts map[string]int, sides int) {
 func (t *Table) Show(seat string, faces []int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	hidden := seats.Hidden(t.dice[seat], t.shown[seat])
+	hidden := computer.Hidden(t.dice[seat], t.shown[seat])
 	for _, f := range faces {
 		if i := slices.Index(hidden, f); i >= 0 {
 			hidden = slices.Delete(hidden, i, i+1)

@@ -314,24 +314,18 @@ func historyItems(g Game) []json.RawMessage {
 	return items
 }
 
-// publicAction is an action as everyone at the table saw it.
+// publicAction is an action as everyone at the table saw it: its record
+// line (record.Encode) with what the table did not see left out, as the
+// bluff check a bid asked for (its bluff_check event says it).
 func publicAction(a engine.Action) json.RawMessage {
-	v := struct {
-		Type     string `json:"type"`
-		Seat     string `json:"seat"`
-		Quantity int    `json:"quantity,omitempty"`
-		Face     int    `json:"face,omitempty"`
-		Stake    *int   `json:"stake,omitempty"`
-		Shown    []int  `json:"shown,omitempty"`
-	}{Type: a.Type, Seat: a.Seat, Stake: a.Stake}
+	pub := engine.Action{Type: a.Type, Seat: a.Seat, Stake: a.Stake}
 	switch a.Type {
 	case engine.ActBid:
-		v.Quantity, v.Face = a.Quantity, a.Face
+		pub.Quantity, pub.Face = a.Quantity, a.Face
 	case engine.ActShow:
-		v.Shown = a.Shown
+		pub.Shown = a.Shown
 	}
-	b, _ := json.Marshal(v)
-	return b
+	return record.Encode(pub)
 }
 
 func (s *server) history(w http.ResponseWriter, _ *http.Request) {
