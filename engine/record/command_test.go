@@ -170,3 +170,28 @@ func BenchmarkDecodeCommand(b *testing.B) {
 		}
 	}
 }
+
+// The plain commands a table sends, a new_game from MQTT among them, are
+// read in one pass: their fields are scanned once, and the action, the id
+// and the journal's line all come of that scan.
+func TestPlainCommandsAreReadInOnePass(t *testing.T) {
+	for _, c := range []string{
+		`{"id":"g1","type":"new_game","rules":"star-board","seats":["ann","bob","cy"],"first":"ann","seed":12,"options":{"dice":3}}`,
+		`{"id":"operator-1","type":"new_game","seats":["ann","bot"],"computer":{"bot":{"insight":2,"level":"strong"}}}`,
+		`{"id":7,"type":"bid","seat":"ann","quantity":3,"face":4}`,
+		`{"type":"reveal","dice":{"ann":[1,2],"bob":[3]},"id":"r"}`,
+	} {
+		var buf [maxFastFields + 1]fastField
+		fields, ok := scanFast([]byte(c), buf[:0])
+		if !ok {
+			t.Errorf("%s: not scanned in one pass", c)
+			continue
+		}
+		if _, ok := fastAction(fields); !ok {
+			t.Errorf("%s: its action is not read from the scan", c)
+		}
+		if _, ok := fastCommand(fields); !ok {
+			t.Errorf("%s: its line is not made from the scan", c)
+		}
+	}
+}

@@ -313,6 +313,14 @@ func (c Config) NewGameLine() []byte {
 	return b
 }
 
+// ReaderSettings are the table's own settings of its dice reader, beside
+// its calibration (calibration.NewTableReader): only star-board is played
+// with star dice.
+func (c Config) ReaderSettings() calibration.ReaderSettings {
+	return calibration.ReaderSettings{StarDice: c.Rules == "star-board", View: c.Camera.View,
+		DieSize: c.Camera.DieSize, MinConfidence: c.Camera.MinConfidence, Models: c.Camera.Models}
+}
+
 // Validate checks every setting and names each one that is wrong.
 func (c Config) Validate() error {
 	if err := c.validate(); err != nil {

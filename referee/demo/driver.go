@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -89,15 +88,11 @@ type Tally struct {
 }
 
 func (t *Tally) add(ch referee.Change) {
-	var r struct {
-		Unconfirmed map[string][]int `json:"unconfirmed"`
-	}
-	_ = json.Unmarshal(ch.Line, &r)
 	t.Reveals++
 	switch {
 	case ch.Source != referee.SourceCamera:
 		t.Looked++
-	case len(r.Unconfirmed) > 0:
+	case len(ch.Action.Unconfirmed) > 0:
 		t.Unconfirmed++
 	default:
 		t.Confident++
@@ -144,11 +139,7 @@ func (d *Driver) Run(ctx context.Context) {
 // hand rolls every seat's dice, and an opening roll (star-board) rolls the
 // dice of the seats still tied for the first opener.
 func (d *Driver) lay(ch referee.Change) {
-	var a struct {
-		Type string `json:"type"`
-		Seat string `json:"seat"`
-	}
-	_ = json.Unmarshal(ch.Line, &a)
+	a := ch.Action
 	switch a.Type {
 	case engine.ActNewGame:
 		d.Table.Roll(nil, ch.Snapshot.Sides)
@@ -174,11 +165,7 @@ func (d *Driver) lay(ch referee.Change) {
 func (d *Driver) note(ch referee.Change) {
 	d.version++
 	d.snap = ch.Snapshot
-	var a struct {
-		Type string `json:"type"`
-		Seat string `json:"seat"`
-	}
-	_ = json.Unmarshal(ch.Line, &a)
+	a := ch.Action
 	switch {
 	case ch.Snapshot.Bid == nil:
 		d.bids = nil
@@ -218,8 +205,7 @@ func (d *Driver) act(ctx context.Context) bool {
 				kind = engine.ActOpeningRoll
 			}
 			d.Say("operator: the camera needs a look; entering the %s by hand", strings.ReplaceAll(kind, "_", " "))
-			b, _ := json.Marshal(map[string]any{"type": kind, "dice": d.Table.All()})
-			d.do(ctx, b, referee.SourceOperator)
+			d.do(ctx, record.Encode(engine.Action{Type: kind, Dice: d.Table.All()}), referee.SourceOperator)
 		}
 		return false
 	}
@@ -240,8 +226,7 @@ func (d *Driver) act(ctx context.Context) bool {
 		d.startGame(ctx)
 	case engine.PhaseOpening: // no camera: the operator enters the roll
 		d.acted = d.version
-		b, _ := json.Marshal(map[string]any{"type": engine.ActOpeningRoll, "dice": d.Table.All()})
-		d.do(ctx, b, referee.SourceOperator)
+		d.do(ctx, record.Encode(engine.Action{Type: engine.ActOpeningRoll, Dice: d.Table.All()}), referee.SourceOperator)
 	case engine.PhaseBidding:
 		if s.Turn == nil || !d.inPlay(*s.Turn) {
 			return false
@@ -381,16 +366,7 @@ func (d *Driver) do(ctx context.Context, line []byte, source string) referee.Rep
 // narrate tells people what an accepted input did. It holds no hidden
 // die: inputs are public (a reveal is the reveal), events are public.
 func (d *Driver) narrate(ch referee.Change, typ, seat string) {
-	var a struct {
-		Quantity    int              `json:"quantity"`
-		Face        int              `json:"face"`
-		Shown       []int            `json:"shown"`
-		Dice        map[string][]int `json:"dice"`
-		Unconfirmed map[string][]int `json:"unconfirmed"`
-		Rules       string           `json:"rules"`
-		Seats       []string         `json:"seats"`
-	}
-	_ = json.Unmarshal(ch.Line, &a)
+	a := ch.Action
 	star := ch.Snapshot.StarDie
 	switch typ {
 	case engine.ActNewGame:

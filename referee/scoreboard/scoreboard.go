@@ -40,6 +40,7 @@ import (
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/referee/operator"
 )
 
 //go:embed assets
@@ -67,8 +68,9 @@ type Options struct {
 	Journal Journal
 	// Logger logs failures to read the journal (slog.Default()).
 	Logger *slog.Logger
-	// Reads gives the operator page the camera's reads; nil where no
-	// referee runs (liarsd web): the page then takes dice by hand only.
+	// Reads gives the operator page the table's reads (an
+	// *operator.Reads); nil where no referee runs (liarsd web): the page
+	// then takes dice by hand only.
 	Reads Reads
 	// Login puts the operator page's reads behind a login with one of
 	// Users (the accounts that may send commands): set it whenever the
@@ -84,6 +86,9 @@ type Options struct {
 	// when the server listens on loopback only.
 	HostURL string
 }
+
+// Reads gives the operator page the table's last read (operator.Source).
+type Reads = operator.Source
 
 // pageConfig is config.json.
 type pageConfig struct {
@@ -116,7 +121,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /index.html", s.page("index.html"))
 	mux.HandleFunc("GET /venue", s.page("venue.html"))
 	mux.HandleFunc("GET /operator", s.page("operator.html"))
-	mux.HandleFunc("GET /api/operator/read", s.operatorRead)
+	mux.Handle("GET /api/operator/read", operator.Handler{Reads: o.Reads, Login: o.Login, Users: o.Users, Logger: o.Logger})
 	mux.HandleFunc("GET /overlay", s.page("overlay.html"))
 	mux.HandleFunc("GET /link.json", s.link)
 	mux.HandleFunc("GET /qr.svg", s.qr)
