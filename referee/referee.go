@@ -5,7 +5,6 @@ import (
 	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -272,9 +271,4 @@ func (r *Referee) post(f func()) {
 		case <-r.done:
 		}
 	}()
-}
-
-// wrapErr names the referee in an error of a step it took.
-func wrapErr(what string, err error) error {
-	return fmt.Errorf("referee: %s: %w", what, err)
 }

@@ -69,7 +69,7 @@ func (w *window) restore(commands []json.RawMessage, segment int) {
 			w.log.Warn("referee: a command id of the journal's checkpoint is unreadable; left out", "segment", segment, "err", err)
 			continue
 		}
-		w.remember(Reply{ID: m.ID, OK: m.OK, Reason: m.Reason, Message: m.Message, Seq: m.Seq})
+		w.remember(Reply(m))
 	}
 }
 
@@ -115,7 +115,7 @@ func (w *window) remember(rep Reply) {
 	if _, ok := w.applied[key]; ok {
 		return
 	}
-	enc, err := json.Marshal(remembered{ID: rep.ID, OK: rep.OK, Reason: rep.Reason, Message: rep.Message, Seq: rep.Seq})
+	enc, err := json.Marshal(remembered(rep))
 	if err != nil {
 		w.log.Warn("referee: an answer to a command id cannot be kept", "err", err)
 		return

@@ -15,7 +15,6 @@ import (
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/camera"
 	"github.com/liarsd/liarsd/referee/demo"
-	"github.com/liarsd/liarsd/referee/refereetest"
 	"github.com/liarsd/liarsd/vision"
 	"github.com/liarsd/liarsd/vision/synth"
 	"github.com/liarsd/liarsd/vision/visiontest"
@@ -239,15 +238,6 @@ func TestCameraWaitsForTheReroll(t *testing.T) {
 		t.Errorf("the journal holds %d opening rolls; want 2 (the tie and the re-roll):\n%s", n, journal)
 	}
 	h.CheckPublishedIsAdjudicated(t)
-}
-
-// checkPublishedIsAdjudicated checks that the events the stopped referee
-// published are what adjudicating its journal at path gives.
-func checkPublishedIsAdjudicated(t *testing.T, h *harness, path string) {
-	t.Helper()
-	if got, want := h.Rec.EventLines(), refereetest.Adjudicate(t, path); got != want {
-		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
-	}
 }
 
 // newVisionReader returns a dice reader with opts, closed when the test ends.

@@ -52,24 +52,6 @@ func (stillCamera) Capture() (gocv.Mat, error) {
 	return gocv.NewMatWithSizeFromScalar(gocv.NewScalar(128, 128, 128, 0), 200, 640, gocv.MatTypeCV8UC3), nil
 }
 
-func revealedLine(t *testing.T, events string) (dice, unconfirmed map[string][]int) {
-	t.Helper()
-	for _, line := range strings.Split(events, "\n") {
-		if strings.Contains(line, `"type":"revealed"`) {
-			var r struct {
-				Dice        map[string][]int `json:"dice"`
-				Unconfirmed map[string][]int `json:"unconfirmed"`
-			}
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				t.Fatal(err)
-			}
-			return r.Dice, r.Unconfirmed
-		}
-	}
-	t.Fatalf("no revealed event in:\n%s", events)
-	return nil, nil
-}
-
 func TestReadInDoubtSettles(t *testing.T) {
 	cases := []struct {
 		name   string
