@@ -7,13 +7,13 @@ func (g *game) resolve(dice map[int][]int) {
 	b := g.bid
 	count := g.countBid(dice, b.face)
 	r := &resolution{call: g.callKind, caller: g.caller, bidder: b.seat, loser: -1, winner: -1, palifico: -1}
-	var change map[int]int
+	change := make(map[int]int) // made here, it stays off the heap
 	var roundOut []int
 	switch g.callKind {
 	case ActChallenge:
-		change, roundOut = g.challenged(r, count)
+		roundOut = g.challenged(r, count, change)
 	case ActSpotOn:
-		change, roundOut = g.spotOn(r, count)
+		roundOut = g.spotOn(r, count, change)
 	}
 	res := &Resolved{Header: Header{Type: EvResolved}, Call: g.callKind,
 		Bidder: g.seats[r.bidder].name, Caller: g.seats[r.caller].name,
@@ -32,11 +32,10 @@ func (g *game) resolve(dice map[int][]int) {
 }
 
 // challenged says who won and lost a challenge of the bid with count
-// dice counting for it, and the dice each seat gains or loses (change) or
-// the seats out of the round, by the preset's loss rule.
-func (g *game) challenged(r *resolution, count int) (change map[int]int, roundOut []int) {
+// dice counting for it, and the dice each seat gains or loses (into
+// change) or the seats out of the round, by the preset's loss rule.
+func (g *game) challenged(r *resolution, count int, change map[int]int) (roundOut []int) {
 	b := g.bid
-	change = make(map[int]int)
 	if count >= b.quantity {
 		r.loser, r.winner = r.caller, r.bidder
 	} else {
@@ -67,15 +66,14 @@ func (g *game) challenged(r *resolution, count int) (change map[int]int, roundOu
 			}
 		}
 	}
-	return change, roundOut
+	return roundOut
 }
 
 // spotOn says who won and lost a spot-on call of the bid with count dice
-// counting for it, and the dice each seat gains or loses (change) or the
-// seats out of the round, by the preset's spot-on rule.
-func (g *game) spotOn(r *resolution, count int) (change map[int]int, roundOut []int) {
+// counting for it, and the dice each seat gains or loses (into change) or
+// the seats out of the round, by the preset's spot-on rule.
+func (g *game) spotOn(r *resolution, count int, change map[int]int) (roundOut []int) {
 	b := g.bid
-	change = make(map[int]int)
 	right := count == b.quantity
 	if right {
 		r.winner, r.rightSpotOn = r.caller, true
@@ -112,7 +110,7 @@ func (g *game) spotOn(r *resolution, count int) (change map[int]int, roundOut []
 			}
 		}
 	}
-	return change, roundOut
+	return roundOut
 }
 
 // changeDice makes the resolution's changes of dice, in seat order: a seat
