@@ -202,24 +202,35 @@ bench: deps
 	GOMAXPROCS=1 taskset -c 0 ./$(BIN) readbench -photos ../shared/data/dice-photos -split test -synthetic 200 -marbled 200 -glossy 200 -jpeg 200 -cocked 200 -varied 100 -speed 100
 
 # train retrains the dice reader's networks (vision/model/finder.onnx,
-# faces.onnx) with PyTorch from the photographs' train/ split and synthetic
-# tables rendered by vision/synth, then chooses the decision bars on the
-# photographs the recipe held out (reader.json). PyTorch, ONNX and OpenCV's
-# Python bindings come from Debian (apt: PyPI is not needed). About 35
-# minutes on two cores (docs/vision.md); CUDA is used when torch sees a GPU.
-# TRAIN_FLAGS='...' trains otherwise (python3 vision/recipe/train.py -h).
+# faces.onnx) with PyTorch from the photographs' train/ split, the Rune55
+# photographs and synthetic tables rendered by vision/synth, then chooses
+# the decision's bars on the photographs and tables the recipe held out
+# (reader.json). PyTorch, ONNX and OpenCV's Python bindings come from
+# Debian (apt: PyPI is not needed). Hours on two cores (docs/vision.md,
+# Training); CUDA is used when torch sees a GPU. The run keeps checkpoints
+# and its learning curves in TRAIN_WORK: stopped, `make train` goes on
+# where it was (TRAIN_FLAGS=--fresh starts over). TRAIN_FLAGS='...' trains
+# otherwise (python3 vision/recipe/train.py -h).
 PYTHON       ?= /usr/bin/python3
 TRAIN_PKGS   := python3-torch python3-onnx python3-opencv python3-numpy
 SYNTH_DIR    ?= build/synth
-SYNTH_SCENES ?= 2500
+SYNTH_SCENES ?= 4000
+SYNTH_HELD   ?= build/synth-held
+TRAIN_WORK   ?= build/train
+RUNE55       ?= ../shared/data/dice-photos-rune55
 TRAIN_FLAGS  ?=
+TRAIN_ARGS   := --photos ../shared/data/dice-photos $(if $(wildcard $(RUNE55)/labels.csv),--rune55 $(RUNE55) --rune-share 0.2,) \
+	--synth $(SYNTH_DIR) --synth-held $(SYNTH_HELD) --work $(TRAIN_WORK) --out vision/model \
+	--finder-steps 12000 --face-steps 24000 --face-widths 24,48,96,144 --photo-share 0.3 --mine-at 3000 --threads 2
 train-deps:
 	$(call install_missing,$(TRAIN_PKGS))
 
 train: build train-deps
 	@if [ ! -f $(SYNTH_DIR)/labels.csv ] || [ "$$(ls $(SYNTH_DIR)/images | wc -l)" != "$(SYNTH_SCENES)" ]; then \
 		rm -rf $(SYNTH_DIR) && ./$(BIN) synth -varied -o $(SYNTH_DIR) -n $(SYNTH_SCENES) -seed 1000000; fi
-	$(PYTHON) vision/recipe/train.py --photos ../shared/data/dice-photos --synth $(SYNTH_DIR) --out vision/model $(TRAIN_FLAGS)
+	@if [ ! -f $(SYNTH_HELD)/labels.csv ] || [ "$$(ls $(SYNTH_HELD)/images | wc -l)" != "100" ]; then \
+		rm -rf $(SYNTH_HELD) && ./$(BIN) synth -varied -o $(SYNTH_HELD) -n 100 -seed 900000; fi
+	$(PYTHON) vision/recipe/train.py $(TRAIN_ARGS) $(TRAIN_FLAGS)
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 	./$(BIN) readtrain -models vision/model -o vision/model/reader.json
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -271,6 +272,87 @@ func BenchmarkSettle(b *testing.B) {
 		set, rej := tab.Settle(r)
 		if rej != nil || !set.Settled {
 			b.Fatalf("settle: %+v %v", set, rej)
+		}
+	}
+}
+
+// TestSettleMissedAndInventedEveryPreset reads, at a table of every preset
+// whose dice a camera reads, a reveal with one of bob's dice not seen and
+// one with a die of bob's read twice (one of them invented), against a
+// bid the doubt cannot change and one it can.
+func TestSettleMissedAndInventedEveryPreset(t *testing.T) {
+	type preset struct {
+		name, options string
+		dice          int // each seat's
+	}
+	presets := []preset{
+		{"common-hand", `{"dice":2}`, 2},
+		{"classic", `{"dice":2}`, 2},
+		{"star-board", `{"dice":2,"show_reroll":false}`, 2},
+		{"tavern", `{"dice":2}`, 2},
+		{"endurance", `{"dice":2}`, 2},
+		{"perudo", `{"dice":2}`, 2},
+		{"kids", ``, 1},
+	}
+	for _, p := range presets {
+		opts := ""
+		if p.options != "" {
+			opts = `,"options":` + p.options
+		}
+		game := `{"type":"new_game","rules":"` + p.name + `","seats":["ann","bob","cy"],"first":"ann"` + opts + `}`
+		// ann's and cy's dice are all 4s, read for sure; bob's are a 6 and a
+		// die not seen (missed) or read as two dice in doubt between a 4
+		// and a 6, one of which is not there (invented).
+		fours := func(n int) []engine.ReadDie {
+			var out []engine.ReadDie
+			for i := 0; i < n; i++ {
+				out = append(out, sure(4))
+			}
+			return out
+		}
+		bob := map[string][]engine.ReadDie{
+			"missed":   read(sure(6)),
+			"invented": read(sure(6), maybe(4, 6), maybe(6, 4)),
+		}
+		if p.dice == 1 {
+			bob = map[string][]engine.ReadDie{"missed": {}, "invented": read(maybe(4, 6), maybe(6, 4))}
+		}
+		sureFours := 2 * p.dice
+		for _, kind := range []string{"missed", "invented"} {
+			for _, matters := range []bool{false, true} {
+				// The count is sureFours, or one more with bob's die. A bid
+				// of sureFours+1 4s turns on it; one 4 does not, but in
+				// star-board, where what a challenger loses is the
+				// count's difference, bob then has fewer dice than either
+				// count takes from him.
+				q := 1
+				if matters {
+					q = sureFours + 1
+				}
+				name := fmt.Sprintf("%s/%s/matters=%v", p.name, kind, matters)
+				t.Run(name, func(t *testing.T) {
+					tab := tableAt(t, game+"\n"+fmt.Sprintf(`{"type":"bid","seat":"ann","quantity":%d,"face":4}`, q)+"\n"+`{"type":"challenge","seat":"bob"}`)
+					got, rej := tab.Settle(map[string][]engine.ReadDie{"ann": fours(p.dice), "bob": bob[kind], "cy": fours(p.dice)})
+					if rej != nil {
+						t.Fatalf("Settle: %v", rej)
+					}
+					if got.Settled == matters {
+						t.Fatalf("Settled = %v (why %q); want %v", got.Settled, got.Why, !matters)
+					}
+					if matters {
+						if !strings.Contains(got.Why, "bob's") || !strings.Contains(got.Why, "true") {
+							t.Errorf("Why = %q; want bob's doubt named as what could make the bid true", got.Why)
+						}
+						return
+					}
+					if len(got.Unconfirmed["bob"]) != 1 || len(got.Dice["bob"]) != p.dice {
+						t.Errorf("settled reveal %v, unconfirmed %v; want bob's %d dice, one unconfirmed", got.Dice, got.Unconfirmed, p.dice)
+					}
+					if _, err := tab.Apply(engine.Action{Type: engine.ActReveal, Dice: got.Dice, Unconfirmed: got.Unconfirmed}); err != nil {
+						t.Errorf("the settled reveal is refused: %v", err)
+					}
+				})
+			}
 		}
 	}
 }

@@ -202,12 +202,22 @@ func runReadBench(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "synthetic varied tables (%d, seeds %d..%d): %v\n", *varied, variedSeed, variedSeed+*varied-1, score)
 	}
 	if *speed > 0 {
-		med, cpu, err := benchSpeed(ctx, reader, *speed)
-		if err != nil {
-			fmt.Fprintf(stderr, "readbench: %v\n", err)
+		sized := newReader(vision.Options{DieSize: speedDieSize()})
+		if sized == nil {
 			return 1
 		}
-		fmt.Fprintf(stdout, "speed: median %.1f ms wall, %.1f ms CPU mean, to read a 1280x720 table of 30 dice (%d reads, GOMAXPROCS=%s)\n", med, cpu, *speed, gomaxprocs())
+		defer sized.Close()
+		for _, r := range []struct {
+			reader *vision.Reader
+			how    string
+		}{{sized, "the die size calibrated"}, {reader, "no die size given (the scale search)"}} {
+			med, cpu, err := benchSpeed(ctx, r.reader, *speed)
+			if err != nil {
+				fmt.Fprintf(stderr, "readbench: %v\n", err)
+				return 1
+			}
+			fmt.Fprintf(stdout, "speed: median %.1f ms wall, %.1f ms CPU mean, to read a 1280x720 table of 30 dice, %s (%d reads, GOMAXPROCS=%s)\n", med, cpu, r.how, *speed, gomaxprocs())
+		}
 	}
 	return 0
 }

@@ -375,7 +375,7 @@ def main():
     ap.add_argument("--finder-window", type=int, default=160)
     ap.add_argument("--face-steps", type=int, default=4000)
     ap.add_argument("--face-batch", type=int, default=128)
-    ap.add_argument("--face-widths", type=parse_widths, default=(16, 32, 64, 96))
+    ap.add_argument("--face-widths", type=parse_widths, default=(24, 48, 96, 144), help="the face network's widths (the shipped network's by default: a house fine-tune starts from it)")
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--ema", type=float, default=0.999, help="decay of the weights' running average")
     ap.add_argument("--photo-share", type=float, default=0.5)
