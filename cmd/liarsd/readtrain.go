@@ -81,26 +81,9 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		return fail(err)
 	}
 	defer reader.Close()
-	photoReads := make([][]vision.Die, len(names))
-	for i, name := range names {
-		img, err := vision.LoadImage(filepath.Join(*photos, "train", name))
-		if err != nil {
-			return fail(err)
-		}
-		photoReads[i], err = reader.Read(img)
-		img.Close()
-		if err != nil {
-			return fail(err)
-		}
-	}
-	synthReads := make([]variedRead, *tables)
-	for i := range synthReads {
-		c, img, err := readVaried(ctx, reader, uint64(variedSeed+i))
-		if err != nil {
-			return fail(err)
-		}
-		img.Close()
-		synthReads[i] = c
+	photoReads, synthReads, err := readHeldOut(ctx, reader, *photos, names, *tables)
+	if err != nil {
+		return fail(err)
 	}
 	scoreAt := func(agreed, alone float64) (photo, synthetic vision.Score) {
 		for i, name := range names {
@@ -113,38 +96,8 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 		return photo, synthetic
 	}
-	chosenAgreed, chosenAlone, best := -1.0, -1.0, -1.0
 	fmt.Fprintf(stdout, "alone  best agreed  held-out photographs (%d)                    synthetic (%d tables)\n", len(names), *tables)
-	for _, alone := range faceBars {
-		rowAgreed, rowBest := -1.0, math.Inf(-1)
-		var rowPhoto, rowSynth vision.Score
-		for _, agreed := range faceBars {
-			if agreed > alone {
-				break
-			}
-			if agreed < minAgreed {
-				continue
-			}
-			photo, synthetic := scoreAt(agreed, alone)
-			ok := photo.WrongRate() <= *maxWrong && synthetic.Wrong+synthetic.Extra == 0 && photo.Extra == 0
-			value := photo.RightRate() + synthetic.RightRate()
-			if !ok {
-				value -= 10 // a row shows its best pair even when none passes
-			}
-			if value > rowBest {
-				rowAgreed, rowBest, rowPhoto, rowSynth = agreed, value, photo, synthetic
-			}
-			if ok && value > best {
-				chosenAgreed, chosenAlone, best = agreed, alone, value
-			}
-		}
-		if rowAgreed < 0 {
-			continue // below minAgreed: no pair to try
-		}
-		fmt.Fprintf(stdout, "%.3f  %.3f        %6.2f%% right %5.2f%% wrong (%d wrong, %d phantom)   %6.2f%% right %5.2f%% wrong (%d wrong, %d phantom)\n",
-			alone, rowAgreed, 100*rowPhoto.RightRate(), 100*rowPhoto.WrongRate(), rowPhoto.Wrong, rowPhoto.Extra,
-			100*rowSynth.RightRate(), 100*rowSynth.WrongRate(), rowSynth.Wrong, rowSynth.Extra)
-	}
+	chosenAgreed, chosenAlone := chooseBars(*maxWrong, scoreAt, stdout)
 	if chosenAlone < 0 {
 		fmt.Fprintln(stderr, "readtrain: no bars read the held-out dice within -max-wrong: the networks are not good enough to ship")
 		return 1
@@ -166,6 +119,73 @@ func runReadTrain(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		}
 	}
 	return 0
+}
+
+// readHeldOut reads the held-out photographs (names, in photos' train
+// split) and as many held-out varied synthetic tables with reader.
+func readHeldOut(ctx context.Context, reader *vision.Reader, photos string, names []string, tables int) ([][]vision.Die, []variedRead, error) {
+	photoReads := make([][]vision.Die, len(names))
+	for i, name := range names {
+		img, err := vision.LoadImage(filepath.Join(photos, "train", name))
+		if err != nil {
+			return nil, nil, err
+		}
+		photoReads[i], err = reader.Read(img)
+		img.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	synthReads := make([]variedRead, tables)
+	for i := range synthReads {
+		c, img, err := readVaried(ctx, reader, uint64(variedSeed+i))
+		if err != nil {
+			return nil, nil, err
+		}
+		img.Close()
+		synthReads[i] = c
+	}
+	return photoReads, synthReads, nil
+}
+
+// chooseBars tries each pair of face bars, prints each alone bar's row
+// with its best agreed bar, and returns the pair that reads the most dice
+// right with no more than maxWrong of the photographs' dice confidently
+// wrong and none of the synthetic ones (-1, -1 when none does).
+func chooseBars(maxWrong float64, scoreAt func(agreed, alone float64) (photo, synthetic vision.Score), stdout io.Writer) (chosenAgreed, chosenAlone float64) {
+	chosenAgreed, chosenAlone = -1, -1
+	best := -1.0
+	for _, alone := range faceBars {
+		rowAgreed, rowBest := -1.0, math.Inf(-1)
+		var rowPhoto, rowSynth vision.Score
+		for _, agreed := range faceBars {
+			if agreed > alone {
+				break
+			}
+			if agreed < minAgreed {
+				continue
+			}
+			photo, synthetic := scoreAt(agreed, alone)
+			ok := photo.WrongRate() <= maxWrong && synthetic.Wrong+synthetic.Extra == 0 && photo.Extra == 0
+			value := photo.RightRate() + synthetic.RightRate()
+			if !ok {
+				value -= 10 // a row shows its best pair even when none passes
+			}
+			if value > rowBest {
+				rowAgreed, rowBest, rowPhoto, rowSynth = agreed, value, photo, synthetic
+			}
+			if ok && value > best {
+				chosenAgreed, chosenAlone, best = agreed, alone, value
+			}
+		}
+		if rowAgreed < 0 {
+			continue // below minAgreed: no pair to try
+		}
+		fmt.Fprintf(stdout, "%.3f  %.3f        %6.2f%% right %5.2f%% wrong (%d wrong, %d phantom)   %6.2f%% right %5.2f%% wrong (%d wrong, %d phantom)\n",
+			alone, rowAgreed, 100*rowPhoto.RightRate(), 100*rowPhoto.WrongRate(), rowPhoto.Wrong, rowPhoto.Extra,
+			100*rowSynth.RightRate(), 100*rowSynth.WrongRate(), rowSynth.Wrong, rowSynth.Extra)
+	}
+	return chosenAgreed, chosenAlone
 }
 
 // atBars returns dice as a reader with the given face bars would report
