@@ -221,7 +221,7 @@ RUNE55       ?= ../shared/data/dice-photos-rune55
 TRAIN_FLAGS  ?=
 TRAIN_ARGS   := --photos ../shared/data/dice-photos $(if $(wildcard $(RUNE55)/labels.csv),--rune55 $(RUNE55) --rune-share 0.2,) \
 	--synth $(SYNTH_DIR) --synth-held $(SYNTH_HELD) --work $(TRAIN_WORK) --out vision/model \
-	--finder-steps 12000 --face-steps 24000 --face-widths 24,48,96,144 --photo-share 0.3 --mine-at 3000 --threads 2
+	--finder-steps 12000 --face-steps 11000 --face-widths 24,48,96,144 --photo-share 0.3 --mine-at 3000 --threads 2
 train-deps:
 	$(call install_missing,$(TRAIN_PKGS))
 
@@ -232,7 +232,7 @@ train: build train-deps
 		rm -rf $(SYNTH_HELD) && ./$(BIN) synth -varied -o $(SYNTH_HELD) -n 100 -seed 900000; fi
 	$(PYTHON) vision/recipe/train.py $(TRAIN_ARGS) $(TRAIN_FLAGS)
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
-	./$(BIN) readtrain -models vision/model -o vision/model/reader.json
+	./$(BIN) readtrain -models vision/model -max-wrong-synthetic 0.006 -o vision/model/reader.json
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
 
 # train-house fine-tunes the face network on a table's own examples

@@ -41,19 +41,23 @@ func newFaceNet(model []byte) (*faceNet, error) {
 
 func (n *faceNet) close() { n.net.Close() }
 
+// secondLookBelow is the probability under which the classifier's
+// likeliest face earns a die a second look (Bars.Turns): its window read
+// again turned by quarter turns, the reads averaged.
+const secondLookBelow = 0.995
+
 // classify reads the window around each candidate in one batch and
-// returns each one's class probabilities.
-func (n *faceNet) classify(bgr gocv.Mat, cs []candidate) ([][faceClasses]float64, error) {
+// returns each one's class probabilities. With turns above 1, a window
+// whose likeliest face is under secondLookBelow is read again turned by
+// a quarter turn, turns-1 times, and its probabilities are the mean of
+// its reads: a die's face is the same face turned, and the reads' errors
+// are not.
+func (n *faceNet) classify(bgr gocv.Mat, cs []candidate, turns int) ([][faceClasses]float64, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
-	const plane = faceInput * faceInput
-	blob := gocv.NewMatWithSizes([]int{len(cs), 3, faceInput, faceInput}, gocv.MatTypeCV32F)
-	defer blob.Close()
-	in, err := blob.DataPtrFloat32()
-	if err != nil {
-		return nil, fmt.Errorf("vision: face classifier input: %w", err)
-	}
+	const size = 3 * faceInput * faceInput
+	windows := make([]float32, len(cs)*size)
 	for i, c := range cs {
 		win, err := cutWindow(bgr, c.x, c.y, faceWindow*c.extent, faceInput)
 		if err != nil {
@@ -61,19 +65,87 @@ func (n *faceNet) classify(bgr gocv.Mat, cs []candidate) ([][faceClasses]float64
 		}
 		pix := win.ToBytes()
 		win.Close()
-		standardiseWindow(pix, in[i*3*plane:(i+1)*3*plane])
+		standardiseWindow(pix, windows[i*size:(i+1)*size])
 	}
-	n.net.SetInput(blob, "windows")
+	res, err := n.run(windows, len(cs))
+	if err != nil || turns <= 1 {
+		return res, err
+	}
+	var again []int
+	for i, p := range res {
+		best := 0.0
+		for k := 0; k <= classStar; k++ {
+			best = math.Max(best, p[k])
+		}
+		if best < secondLookBelow {
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return res, nil
+	}
+	turned := make([]float32, len(again)*(turns-1)*size)
+	for j, i := range again {
+		for t := 1; t < turns; t++ {
+			quarterTurns(windows[i*size:(i+1)*size], turned[(j*(turns-1)+t-1)*size:], t)
+		}
+	}
+	more, err := n.run(turned, len(again)*(turns-1))
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range again {
+		for t := 0; t < turns-1; t++ {
+			for k := range res[i] {
+				res[i][k] += more[j*(turns-1)+t][k]
+			}
+		}
+		for k := range res[i] {
+			res[i][k] /= float64(turns)
+		}
+	}
+	return res, nil
+}
+
+// quarterTurns writes into dst the standardised window src (three planes
+// of faceInput x faceInput) turned clockwise by t quarter turns.
+func quarterTurns(src, dst []float32, t int) {
+	const n = faceInput
+	for c := 0; c < 3; c++ {
+		in, out := src[c*n*n:(c+1)*n*n], dst[c*n*n:(c+1)*n*n]
+		for y := 0; y < n; y++ {
+			for x := 0; x < n; x++ {
+				tx, ty := x, y
+				for k := 0; k < t%4; k++ {
+					tx, ty = n-1-ty, tx
+				}
+				out[ty*n+tx] = in[y*n+x]
+			}
+		}
+	}
+}
+
+// run classifies count standardised windows (three planes each) in one
+// batch.
+func (n *faceNet) run(windows []float32, count int) ([][faceClasses]float64, error) {
+	in := gocv.NewMatWithSizes([]int{count, 3, faceInput, faceInput}, gocv.MatTypeCV32F)
+	defer in.Close()
+	dst, err := in.DataPtrFloat32()
+	if err != nil {
+		return nil, fmt.Errorf("vision: face classifier input: %w", err)
+	}
+	copy(dst, windows)
+	n.net.SetInput(in, "windows")
 	out := n.net.Forward("classes")
 	defer out.Close()
 	probs, err := out.DataPtrFloat32()
 	if err != nil {
 		return nil, fmt.Errorf("vision: face classifier output: %w", err)
 	}
-	if len(probs) != len(cs)*faceClasses {
-		return nil, fmt.Errorf("vision: face classifier gave %d values for %d windows", len(probs), len(cs))
+	if len(probs) != count*faceClasses {
+		return nil, fmt.Errorf("vision: face classifier gave %d values for %d windows", len(probs), count)
 	}
-	res := make([][faceClasses]float64, len(cs))
+	res := make([][faceClasses]float64, count)
 	for i := range res {
 		for k := range res[i] {
 			res[i][k] = float64(probs[i*faceClasses+k])

@@ -11,18 +11,28 @@ import (
 
 // The finder's geometry, as vision/recipe/nets.py trains it: one cell of
 // its maps per finderStride input pixels, die extents in units of
-// finderSizeUnit, and dice read best at finderTarget px across.
+// finderSizeUnit, and dice read best at finderTarget px across. It learned
+// to mark dice finderMin to finderMax px across and to leave bigger ones
+// (and their pips) to a coarser look.
 const (
 	finderStride   = 4
 	finderSizeUnit = 16.0
 	finderTarget   = 16.0
+	finderMin      = 7.0
+	finderMax      = 48.0
 	// finderMultiple is what the finder's input sides must divide by (its
 	// deepest maps are a sixteenth of the input).
 	finderMultiple = 16
-	// coarseSide is the long side of the first look when the dice's size
-	// is unknown: dice of a twentieth to a tenth of the image are then
-	// within the sizes the finder learned.
-	coarseSide = 320
+	// smallestDie is the least extent, px, of a die the reader looks for
+	// when the dice's size is unknown, and largestDie the greatest as a
+	// share of the image's longer side.
+	smallestDie = 12.0
+	largestDie  = 1.0 / 3
+	// pyramidStep is the ratio of one look's scale to the next's: the
+	// finder's band (finderMin to finderMax, a ratio of about 7) covers
+	// it with room at both ends, so every die lies well inside one look's
+	// band.
+	pyramidStep = 4.0
 )
 
 // candidate is a place the finder marks as a die's centre, in the work
@@ -118,50 +128,58 @@ func peak(m []float32, w, h, x, y int) bool {
 }
 
 // locate finds the dice of bgr: at the scale that makes a die of the
-// known extent finderTarget px, or, the size unknown, first at a coarse
-// scale (the long side at coarseSide), then, where nothing sure is found
-// there, coarser (dice a sixth of the image and more) and finer (dice a
-// fiftieth), and again at the scale the found dice's median extent asks
-// for when that is far from the target.
+// known extent finderTarget px, or, the size unknown, in a pyramid of
+// looks (pyramidScales) from dice of smallestDie px to a third of the
+// image, and once more at the scale the sure dice's median extent asks for
+// when no look was near it. The looks' candidates are returned together:
+// a die found by two looks is one for suppress, and a place inside a
+// bigger die (a pip) is left to the face classifier and wholeDice.
 func (f *finder) locate(bgr gocv.Mat, extent float64, bars Bars) ([]candidate, error) {
 	if extent > 0 {
 		return f.find(bgr, finderTarget/extent, bars.Candidate)
 	}
-	base := coarseSide / float64(max(bgr.Cols(), bgr.Rows()))
-	var first []candidate
-	tried := map[float64]bool{}
-	for i, k := range []float64{1, 0.4, 2.5} {
-		scale := math.Min(1, base*k)
-		if tried[scale] {
-			continue
-		}
-		tried[scale] = true
+	var all []candidate
+	scales := pyramidScales(bgr.Cols(), bgr.Rows())
+	for _, scale := range scales {
 		found, err := f.find(bgr, scale, bars.Candidate)
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			first = found
-		}
-		med := medianExtent(found, bars.Found)
-		if med == 0 {
-			continue
-		}
-		if r := med * scale / finderTarget; r > 0.75 && r < 1.33 {
-			return found, nil
-		}
-		refined, err := f.find(bgr, finderTarget/med, bars.Candidate)
-		if err != nil {
-			return nil, err
-		}
-		if sure(refined, bars.Found) < sure(found, bars.Found) {
-			// A small image scaled further down leaves the finder too
-			// little to see: the look before was the better one.
-			return found, nil
-		}
-		return refined, nil
+		all = append(all, found...)
 	}
-	return first, nil
+	if med := medianExtent(all, bars.Found); med > 0 {
+		want := math.Min(1, finderTarget/med)
+		near := false
+		for _, s := range scales {
+			if r := want / s; r > 0.75 && r < 1.33 {
+				near = true
+			}
+		}
+		if !near {
+			refined, err := f.find(bgr, want, bars.Candidate)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, refined...)
+		}
+	}
+	return all, nil
+}
+
+// pyramidScales returns the scales of the looks for an image of w x h
+// pixels whose dice's size is unknown: the first makes a die of
+// smallestDie px finderMin+1 px (never enlarging), each next one is
+// pyramidStep smaller, and the last is the first whose band reaches a
+// die a third of the image's longer side.
+func pyramidScales(w, h int) []float64 {
+	long := float64(max(w, h))
+	scale := math.Min(1, (finderMin+1)/smallestDie)
+	scales := []float64{scale}
+	for finderMax/scale < largestDie*long && scale*long > 2*finderMultiple {
+		scale /= pyramidStep
+		scales = append(scales, scale)
+	}
+	return scales
 }
 
 // sure counts the candidates at least minP sure.
@@ -191,14 +209,24 @@ func medianExtent(cs []candidate, minP float64) float64 {
 	return ext[len(ext)/2]
 }
 
-// suppress keeps, of candidates closer than half an extent, the surer one.
-func suppress(cs []candidate) []candidate {
+// suppress removes what several looks make of the same dice before the
+// classifier reads them: the same die marked twice (extents within a
+// quarter of each other, centres closer than half the smaller: the surer
+// stays; looks that disagree more on a die's size both go to the
+// classifier, and wholeDice keeps the larger that is a die), and a cluster of dice
+// a coarse look took for one big die (a candidate whose box holds two or
+// more sure candidates of a third to nine tenths of its extent: the dice
+// stay). A candidate inside one much bigger (a pip inside a die) is kept
+// for wholeDice, which knows what the classifier says of each: the big one
+// may be no die (a phone, a coaster) with dice on it.
+func suppress(cs []candidate, found float64) []candidate {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].p > cs[j].p })
 	out := cs[:0]
 	for _, c := range cs {
 		keep := true
 		for _, k := range out {
-			if math.Hypot(c.x-k.x, c.y-k.y) < 0.5*math.Min(c.extent, k.extent) {
+			small, big := math.Min(c.extent, k.extent), math.Max(c.extent, k.extent)
+			if big < 1.25*small && math.Hypot(c.x-k.x, c.y-k.y) < 0.5*small {
 				keep = false
 				break
 			}
@@ -207,5 +235,18 @@ func suppress(cs []candidate) []candidate {
 			out = append(out, c)
 		}
 	}
-	return out
+	kept := out[:0:0]
+	for _, b := range out {
+		inside := 0
+		for _, c := range out {
+			if c.p >= found && c.extent >= 0.35*b.extent && c.extent <= 0.9*b.extent &&
+				math.Abs(c.x-b.x) < b.extent/2 && math.Abs(c.y-b.y) < b.extent/2 {
+				inside++
+			}
+		}
+		if inside < 2 {
+			kept = append(kept, b)
+		}
+	}
+	return kept
 }

@@ -46,3 +46,30 @@ func CountPipsForTest(img gocv.Mat, x, y, ext float64) (face int, star bool) {
 	p := countPips(img, x, y, ext)
 	return p.face, p.star
 }
+
+// A window turned four quarter turns is the window; one quarter turn
+// takes its top-left corner to the top-right, clockwise.
+func TestQuarterTurns(t *testing.T) {
+	const size = 3 * faceInput * faceInput
+	src := make([]float32, size)
+	for i := range src {
+		src[i] = float32(i)
+	}
+	one, four := make([]float32, size), make([]float32, size)
+	quarterTurns(src, one, 1)
+	quarterTurns(src, four, 4)
+	for i := range src {
+		if four[i] != src[i] {
+			t.Fatalf("four quarter turns: value %d is %v; want %v", i, four[i], src[i])
+		}
+	}
+	for c := 0; c < 3; c++ {
+		plane := c * faceInput * faceInput
+		if got, want := one[plane+faceInput-1], src[plane]; got != want {
+			t.Errorf("plane %d: top-right after a quarter turn is %v; want the top-left's %v", c, got, want)
+		}
+		if got, want := one[plane+(faceInput-1)*faceInput+faceInput-1], src[plane+faceInput-1]; got != want {
+			t.Errorf("plane %d: bottom-right after a quarter turn is %v; want the top-right's %v", c, got, want)
+		}
+	}
+}

@@ -55,6 +55,11 @@ type Bars struct {
 	// it on held-out dice so that no die in doubt's true face falls
 	// under it. A reader.json without it takes DefaultPossible.
 	Possible float64 `json:"possible,omitempty"`
+	// Turns is how many ways a die the classifier is not sure of is read
+	// (its window turned by quarter turns, the reads averaged): 1 reads
+	// each die once. readtrain chooses it with the other bars; a
+	// reader.json without it reads once.
+	Turns int `json:"turns,omitempty"`
 }
 
 // DefaultPossible is the Possible bar of a reader.json that names none.
@@ -69,6 +74,9 @@ func (b Bars) validate() error {
 		if !(v.p > 0 && v.p < 1) {
 			return fmt.Errorf("vision: bar %s is %v (want a probability between 0 and 1)", v.name, v.p)
 		}
+	}
+	if b.Turns < 0 || b.Turns > 4 {
+		return fmt.Errorf("vision: turns %d is not 1 to 4", b.Turns)
 	}
 	if b.Possible < 0 || b.Possible >= 0.5 {
 		return fmt.Errorf("vision: bar possible %v is not from 0 to 0.5", b.Possible)

@@ -93,16 +93,16 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 	if err != nil {
 		return nil, err
 	}
-	found = suppress(found)
+	found = suppress(found, r.bars.Found)
 	found, err = r.onTheBoard(bgr, found)
 	if err != nil {
 		return nil, err
 	}
-	probs, err := r.faces.classify(bgr, found)
+	probs, err := r.faces.classify(bgr, found, r.bars.Turns)
 	if err != nil {
 		return nil, err
 	}
-	found, probs = wholeDice(found, probs, r.bars.None)
+	found, probs = wholeDice(found, probs, r.noDie)
 	dice := make([]Die, 0, len(found))
 	for i, c := range found {
 		if r.noDie(c, probs[i]) {
@@ -126,32 +126,37 @@ func (r *Reader) Read(img gocv.Mat) ([]Die, error) {
 
 // wholeDice keeps, of candidates whose centres lie within half the larger
 // one's extent of each other (a die and one of its own pips, a tilted
-// die's top face and its body), the largest that the classifier does not
-// call "no die" at the none bar: the part is always smaller than the whole.
-func wholeDice(cs []candidate, probs [][faceClasses]float64, none float64) ([]candidate, [][faceClasses]float64) {
+// die's top face and its body), the largest that is a die (noDie says
+// which are not): the part is always smaller than the whole. A place that
+// is no die takes nothing with it: a coarse look's box around a whole tray
+// of dice would otherwise swallow them.
+func wholeDice(cs []candidate, probs [][faceClasses]float64, noDie func(candidate, [faceClasses]float64) bool) ([]candidate, [][faceClasses]float64) {
 	order := make([]int, len(cs))
+	isNone := make([]bool, len(cs))
 	for i := range order {
 		order[i] = i
+		isNone[i] = noDie(cs[i], probs[i])
 	}
 	sort.SliceStable(order, func(a, b int) bool {
 		i, j := order[a], order[b]
-		if ni, nj := probs[i][classNone] >= none, probs[j][classNone] >= none; ni != nj {
-			return nj
+		if isNone[i] != isNone[j] {
+			return isNone[j]
 		}
 		return cs[i].extent > cs[j].extent
 	})
 	var keptC []candidate
 	var keptP [][faceClasses]float64
+	var keptNone []bool
 	for _, i := range order {
 		c, dup := cs[i], false
-		for _, k := range keptC {
-			if math.Hypot(c.x-k.x, c.y-k.y) < 0.5*math.Max(c.extent, k.extent) {
+		for n, k := range keptC {
+			if !keptNone[n] && math.Hypot(c.x-k.x, c.y-k.y) < 0.5*math.Max(c.extent, k.extent) {
 				dup = true
 				break
 			}
 		}
 		if !dup {
-			keptC, keptP = append(keptC, c), append(keptP, probs[i])
+			keptC, keptP, keptNone = append(keptC, c), append(keptP, probs[i]), append(keptNone, isNone[i])
 		}
 	}
 	return keptC, keptP

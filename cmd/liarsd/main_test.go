@@ -146,6 +146,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"readtrain", "-synthetic", "-1"}, "-synthetic -1"},
 		{[]string{"readtrain", "-max-wrong", "1"}, "-max-wrong 1"},
 		{[]string{"readtrain", "-max-wrong", "-0.1"}, "-max-wrong -0.1"},
+		{[]string{"readtrain", "-max-wrong-synthetic", "1"}, "-max-wrong-synthetic 1"},
 		{[]string{"run", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "extra"}, `stray argument "extra"`},
 		{[]string{"web", "--homeassistant"}, "needs --table"},

@@ -32,6 +32,7 @@ import argparse
 import copy
 import csv
 import json
+import math
 import os
 import shutil
 import sys
@@ -162,16 +163,30 @@ def train(name, net, make, loss_fn, steps, lr, wd, args, device, evaluate):
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=wd)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=steps, pct_start=max(0.05, 3 / steps))
     ema = EMA(net, args.ema)
-    first, spent = 0, 0.0
+    first, spent, shorten = 0, 0.0, None
     if os.path.exists(ckpt) and not args.fresh:
         state = torch.load(ckpt, map_location=device)
-        if state["steps"] != steps:
-            raise SystemExit(f"recipe: {ckpt} is of a {state['steps']}-step run, not {steps}: --fresh starts over")
+        shorten = state.get("shortened") or (state["steps"] != steps and args.shorten and state["step"] < steps)
+        if state["steps"] != steps and not shorten:
+            raise SystemExit(f"recipe: {ckpt} is of a {state['steps']}-step run, not {steps}: --fresh starts over, --shorten ends it sooner")
         net.load_state_dict(state["net"])
         ema.net.load_state_dict(state["ema"])
         opt.load_state_dict(state["opt"])
-        sched.load_state_dict(state["sched"])
         first, spent = state["step"], state.get("seconds", 0.0)
+        if shorten:
+            # The one-cycle schedule cannot end early, so the rest of a
+            # shortened run anneals from the learning rate it had reached
+            # to nothing on a half cosine over the steps left.
+            at, rate = shorten if isinstance(shorten, list) else (first, opt.param_groups[0]["lr"])
+            for g in opt.param_groups:
+                g["initial_lr"] = rate
+            sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: 0.5 * (1 + math.cos(math.pi * min(1.0, i / max(1, steps - at)))))
+            if state.get("shortened"):
+                sched.load_state_dict(state["sched"])
+            shorten = [at, rate]
+            log(f"{name}: the {state['steps']}-step run ends at {steps}, annealing from lr {rate:.2e} at step {at}")
+        else:
+            sched.load_state_dict(state["sched"])
         log(f"{name}: resumed at step {first}/{steps} ({spent / 60:.0f} min trained)")
         curve.drop_after(name, first)
     if first >= steps:
@@ -183,7 +198,8 @@ def train(name, net, make, loss_fn, steps, lr, wd, args, device, evaluate):
     def save(step):
         tmp = ckpt + ".tmp"
         torch.save({"net": net.state_dict(), "ema": ema.net.state_dict(), "opt": opt.state_dict(),
-                    "sched": sched.state_dict(), "step": step, "steps": steps, "seconds": time.time() - t0}, tmp)
+                    "sched": sched.state_dict(), "step": step, "steps": steps, "seconds": time.time() - t0,
+                    "shortened": shorten}, tmp)
         os.replace(tmp, ckpt)
 
     for step, batch in enumerate(loader, start=first):
@@ -368,6 +384,7 @@ def main():
     ap.add_argument("--out", default="vision/model")
     ap.add_argument("--work", default="build/train", help="checkpoints and the learning curve")
     ap.add_argument("--fresh", action="store_true", help="start over, ignoring checkpoints")
+    ap.add_argument("--shorten", action="store_true", help="end a resumed run at the given steps, annealing the learning rate over the steps left")
     ap.add_argument("--stage", choices=["all", "finder", "faces"], default="all", help="finder: train the finder alone; faces: the face network alone, its hard negatives mined with --finder or the finder's weights at --mine-at steps (training the finder first where there are none), beside a --stage finder run")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--finder-steps", type=int, default=3000)
