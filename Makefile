@@ -290,6 +290,7 @@ fuzz: deps
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeFast$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzTable$$' -fuzztime $(FUZZTIME) ./engine/record
+	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeCommand$$' -fuzztime $(FUZZTIME) ./engine/record
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./calibration
 	$(GO) test $(GOTAGS) -run '^$$' -fuzz '^FuzzDecodeImage$$' -fuzztime $(FUZZTIME_IMAGE) \
 		-fuzzminimizetime $(FUZZMINIMIZE_IMAGE) ./vision

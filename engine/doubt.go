@@ -85,90 +85,9 @@ func (g *game) settle(read map[string][]ReadDie) (Settlement, *Rejection) {
 		return Settlement{}, r
 	}
 	counts := func(f int) bool { return g.countBid(map[int][]int{0: {f}}, g.bid.face) == 1 }
-	all := make([]int, 0, g.s.sides)
-	for f := 1; f <= g.s.sides; f++ { // an unseen die: faces the bid does not count first
-		if !counts(f) {
-			all = append(all, f)
-		}
-	}
-	for f := 1; f <= g.s.sides; f++ {
-		if counts(f) {
-			all = append(all, f)
-		}
-	}
-
-	var slots []slot
-	invented := map[int]int{} // seat -> how many of its dice in doubt are invented
-	var problem string
-	for _, i := range g.seatsWhere(g.inHand) {
-		st := g.seats[i]
-		dice, given := read[st.name]
-		if st.computer {
-			continue
-		}
-		if !given {
-			dice = nil
-		}
-		first := len(slots)
-		sure, doubts := 0, 0
-		for k, d := range dice {
-			faces := slices.DeleteFunc(slices.Clone(d.Faces), func(f int) bool { return f < 1 || f > g.s.sides })
-			if d.Sure {
-				if len(d.Faces) != 1 || len(faces) != 1 {
-					return Settlement{}, reject(BadReveal, "%s's die %d is read for sure but gives %v, not one face of 1 to %d", st.name, k+1, d.Faces, g.s.sides)
-				}
-				sure++
-			} else {
-				doubts++
-				if len(faces) == 0 {
-					faces = slices.Clone(all)
-				}
-			}
-			slots = append(slots, slot{seat: i, read: k, faces: faces, sure: d.Sure, fixed: d.Sure})
-		}
-		switch {
-		case sure > st.dice:
-			problem = fmt.Sprintf("%s has %s and %d were read for sure", st.name, diceWord(st.dice), sure)
-		case len(dice) > st.dice:
-			invented[i] = len(dice) - st.dice
-		}
-		for n := len(dice); n < st.dice; n++ {
-			slots = append(slots, slot{seat: i, read: -1, faces: slices.Clone(all)})
-		}
-		// A die it showed is among its dice: a shown face the dice read
-		// for sure do not account for is a die in doubt or unseen, fixed.
-		mine := slots[first:]
-		need := slices.Clone(st.shown)
-		for _, s := range mine {
-			if s.fixed {
-				if k := slices.Index(need, s.faces[0]); k >= 0 {
-					need = slices.Delete(need, k, k+1)
-				}
-			}
-		}
-		for _, f := range need {
-			k := slices.IndexFunc(mine, func(s slot) bool { return !s.fixed && s.read >= 0 && slices.Contains(s.faces, f) })
-			if k < 0 {
-				k = slices.IndexFunc(mine, func(s slot) bool { return !s.fixed && s.read < 0 })
-			}
-			if k < 0 {
-				problem = fmt.Sprintf("%s's dice as read do not include the dice it showed %v", st.name, st.shown)
-				break
-			}
-			mine[k].faces, mine[k].fixed = []int{f}, true
-		}
-		if n := invented[i]; n > 0 {
-			free := 0
-			for k := range mine {
-				if !mine[k].fixed {
-					mine[k].invented = true
-					free++
-				}
-			}
-			if free < n {
-				problem = fmt.Sprintf("%s has %s and %d were read", st.name, diceWord(st.dice), len(dice))
-			}
-		}
+	slots, invented, problem, rej := g.slotsOf(read, g.anyFace(counts))
+	if rej != nil {
+		return Settlement{}, rej
 	}
 	if problem != "" {
 		return Settlement{Why: problem, Matters: g.matters(read, slots, nil)}, nil
@@ -182,10 +101,133 @@ func (g *game) settle(read map[string][]ReadDie) (Settlement, *Rejection) {
 	if !ok {
 		return Settlement{Why: "too many dice in doubt", Matters: g.matters(read, slots, nil)}, nil
 	}
-	type world struct {
-		absent []int
-		count  int
+	base := g.reveal(slots, choices[0], -1, counts)
+	want := g.outcome(base)
+	lo, hi := g.countOf(base), g.countOf(base)
+	settled := true
+	for _, w := range worldsOf(slots, choices, counts) {
+		lo, hi = min(lo, w.count), max(hi, w.count)
+		if settled && w.count != g.countOf(base) {
+			settled = reflect.DeepEqual(g.outcome(g.reveal(slots, w.absent, w.count, counts)), want)
+		}
 	}
+	if !settled {
+		return Settlement{Why: g.why(slots, lo, hi, counts), Matters: g.matters(read, slots, counts)}, nil
+	}
+	return Settlement{Settled: true, Dice: base.names(g), Unconfirmed: base.unconfirmed(g)}, nil
+}
+
+// anyFace is every face an unseen die may show: the faces the bid does not
+// count first.
+func (g *game) anyFace(counts func(int) bool) []int {
+	all := make([]int, 0, g.s.sides)
+	for f := 1; f <= g.s.sides; f++ {
+		if !counts(f) {
+			all = append(all, f)
+		}
+	}
+	for f := 1; f <= g.s.sides; f++ {
+		if counts(f) {
+			all = append(all, f)
+		}
+	}
+	return all
+}
+
+// slotsOf makes the slots of a read: each die of a person's seat in the
+// hand as read (any face of all for one in doubt that lists none), its
+// unseen dice (any face), the dice it showed fixed among them, and the dice
+// in doubt that may be invented where a seat has more dice read than it
+// holds (invented: seat -> how many). problem says why the read cannot be
+// weighed at all; a die read for sure that is not one face is refused.
+func (g *game) slotsOf(read map[string][]ReadDie, all []int) (slots []slot, invented map[int]int, problem string, rej *Rejection) {
+	invented = map[int]int{}
+	for _, i := range g.seatsWhere(g.inHand) {
+		st := g.seats[i]
+		if st.computer {
+			continue
+		}
+		dice := read[st.name]
+		first := len(slots)
+		sure := 0
+		for k, d := range dice {
+			faces := slices.DeleteFunc(slices.Clone(d.Faces), func(f int) bool { return f < 1 || f > g.s.sides })
+			if d.Sure {
+				if len(d.Faces) != 1 || len(faces) != 1 {
+					return nil, nil, "", reject(BadReveal, "%s's die %d is read for sure but gives %v, not one face of 1 to %d", st.name, k+1, d.Faces, g.s.sides)
+				}
+				sure++
+			} else if len(faces) == 0 {
+				faces = slices.Clone(all)
+			}
+			slots = append(slots, slot{seat: i, read: k, faces: faces, sure: d.Sure, fixed: d.Sure})
+		}
+		switch {
+		case sure > st.dice:
+			problem = fmt.Sprintf("%s has %s and %d were read for sure", st.name, diceWord(st.dice), sure)
+		case len(dice) > st.dice:
+			invented[i] = len(dice) - st.dice
+		}
+		for n := len(dice); n < st.dice; n++ {
+			slots = append(slots, slot{seat: i, read: -1, faces: slices.Clone(all)})
+		}
+		if p := markShownAndInvented(st, slots[first:], invented[i], len(dice)); p != "" {
+			problem = p
+		}
+	}
+	return slots, invented, problem, nil
+}
+
+// markShownAndInvented fixes among a seat's slots (mine) the dice it
+// showed: a shown face the dice read for sure do not account for is a die
+// in doubt or unseen, fixed. Then, when n of its dice in doubt are
+// invented (read of them were read), every die not fixed may be one. It
+// says why the read cannot be weighed, or "".
+func markShownAndInvented(st *seat, mine []slot, n, read int) (problem string) {
+	need := slices.Clone(st.shown)
+	for _, s := range mine {
+		if s.fixed {
+			if k := slices.Index(need, s.faces[0]); k >= 0 {
+				need = slices.Delete(need, k, k+1)
+			}
+		}
+	}
+	for _, f := range need {
+		k := slices.IndexFunc(mine, func(s slot) bool { return !s.fixed && s.read >= 0 && slices.Contains(s.faces, f) })
+		if k < 0 {
+			k = slices.IndexFunc(mine, func(s slot) bool { return !s.fixed && s.read < 0 })
+		}
+		if k < 0 {
+			problem = fmt.Sprintf("%s's dice as read do not include the dice it showed %v", st.name, st.shown)
+			break
+		}
+		mine[k].faces, mine[k].fixed = []int{f}, true
+	}
+	if n > 0 {
+		free := 0
+		for k := range mine {
+			if !mine[k].fixed {
+				mine[k].invented = true
+				free++
+			}
+		}
+		if free < n {
+			problem = fmt.Sprintf("%s has %s and %d were read", st.name, diceWord(st.dice), read)
+		}
+	}
+	return problem
+}
+
+// world is one reveal a read allows, as the resolution reads it: the dice
+// it leaves out as invented, and the bid's count.
+type world struct {
+	absent []int
+	count  int
+}
+
+// worldsOf lists a world for each count the read allows, for each way of
+// choosing the invented dice (the first way that reaches a count).
+func worldsOf(slots []slot, choices [][]int, counts func(int) bool) []world {
 	var worlds []world
 	seen := map[int]bool{}
 	for _, absent := range choices {
@@ -214,21 +256,7 @@ func (g *game) settle(read map[string][]ReadDie) (Settlement, *Rejection) {
 			}
 		}
 	}
-
-	base := g.reveal(slots, choices[0], -1, counts)
-	want := g.outcome(base)
-	lo, hi := g.countOf(base), g.countOf(base)
-	settled := true
-	for _, w := range worlds {
-		lo, hi = min(lo, w.count), max(hi, w.count)
-		if settled && w.count != g.countOf(base) {
-			settled = reflect.DeepEqual(g.outcome(g.reveal(slots, w.absent, w.count, counts)), want)
-		}
-	}
-	if !settled {
-		return Settlement{Why: g.why(slots, lo, hi, counts), Matters: g.matters(read, slots, counts)}, nil
-	}
-	return Settlement{Settled: true, Dice: base.names(g), Unconfirmed: base.unconfirmed(g)}, nil
+	return worlds
 }
 
 // diceWord says n dice in words: "1 die", "2 dice".

@@ -1,23 +1,51 @@
 package referee
 
 import (
-	"fmt"
+	"log/slog"
 
 	"github.com/liarsd/liarsd/engine"
-	"github.com/liarsd/liarsd/hardware"
 )
+
+// Board is what the referee shows on the table's LEDs. Seats are named; an
+// implementation maps names to its LEDs and ignores names it has none for
+// (referee/leds adapts a *hardware.Board).
+type Board interface {
+	ShowBid(quantity, face int, star bool) error
+	// ShowTurn lights the seat to act; "" lights none.
+	ShowTurn(seat string) error
+	ShowCall(caller string) error
+	// ShowOutcome shows a resolution: the losers, the seats now out and the
+	// game's winner ("" while the game goes on).
+	ShowOutcome(losers, out []string, winner string) error
+	SetStatus(s Status) error
+	Clear()
+}
+
+// boardFollower shows the table on the board: each accepted input, and
+// the whole table when Run starts. The status light follows the status
+// (setStatus).
+type boardFollower struct {
+	board Board
+	log   *slog.Logger
+}
+
+// Follow shows a change.
+func (f boardFollower) Follow(d *Desk, c Change) {
+	if c.Start() {
+		refreshBoard(f.board, c.Snapshot, d.Status())
+		return
+	}
+	f.showOnBoard(c.Action, c.Events, c.Snapshot)
+}
 
 // showOnBoard puts an accepted action and its events on the LEDs. Board
 // errors (a bid beyond the track, a seat without an LED) are logged: the
 // LEDs never stop the game.
-func (r *Referee) showOnBoard(a engine.Action, evs []engine.Event, snap engine.Snapshot) {
-	b := r.cfg.Board
-	if b == nil {
-		return
-	}
+func (f boardFollower) showOnBoard(a engine.Action, evs []engine.Event, snap engine.Snapshot) {
+	b := f.board
 	warn := func(what string, err error) {
 		if err != nil {
-			r.log.Debug("referee: board", "what", what, "err", err)
+			f.log.Debug("referee: board", "what", what, "err", err)
 		}
 	}
 	if a.Type == engine.ActNewGame || a.Type == engine.ActCorrect {
@@ -50,11 +78,7 @@ func (r *Referee) showOnBoard(a engine.Action, evs []engine.Event, snap engine.S
 }
 
 // refreshBoard shows the table's state as a whole, after a restart.
-func (r *Referee) refreshBoard(snap engine.Snapshot) {
-	b := r.cfg.Board
-	if b == nil {
-		return
-	}
+func refreshBoard(b Board, snap engine.Snapshot, status Status) {
 	b.Clear()
 	if snap.Bid != nil {
 		_ = showBid(b, snap, snap.Bid.Quantity, snap.Bid.Face)
@@ -64,7 +88,7 @@ func (r *Referee) refreshBoard(snap engine.Snapshot) {
 	} else if snap.Turn != nil {
 		_ = b.ShowTurn(*snap.Turn)
 	}
-	_ = b.SetStatus(r.status)
+	_ = b.SetStatus(status)
 }
 
 // showBid puts a bid on the track. Star-board's star bids stand on a star
@@ -102,97 +126,4 @@ func losers(rules string, e *engine.Resolved) []string {
 		ls = append(ls, e.Out...)
 	}
 	return ls
-}
-
-// HardwareBoard shows the referee's board on a *hardware.Board, mapping
-// seat names to the layout's seats.
-type HardwareBoard struct {
-	Board *hardware.Board
-}
-
-func (h HardwareBoard) seat(name string) (int, error) {
-	if name == "" {
-		return -1, nil
-	}
-	i := h.Board.Layout().SeatIndex(name)
-	if i < 0 {
-		return 0, fmt.Errorf("referee: the board has no LED for seat %q", name)
-	}
-	return i, nil
-}
-
-func (h HardwareBoard) seats(names []string) ([]int, error) {
-	out := make([]int, 0, len(names))
-	for _, n := range names {
-		i, err := h.seat(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, i)
-	}
-	return out, nil
-}
-
-// ShowBid shows a bid on the track.
-func (h HardwareBoard) ShowBid(quantity, face int, star bool) error {
-	return h.Board.ShowBid(quantity, face, star)
-}
-
-// ShowTurn lights the seat to act.
-func (h HardwareBoard) ShowTurn(seat string) error {
-	i, err := h.seat(seat)
-	if err != nil {
-		return err
-	}
-	return h.Board.ShowTurn(i)
-}
-
-// ShowCall shows a call by caller.
-func (h HardwareBoard) ShowCall(caller string) error {
-	i, err := h.seat(caller)
-	if err != nil {
-		return err
-	}
-	return h.Board.ShowCall(i)
-}
-
-// ShowOutcome shows a resolution.
-func (h HardwareBoard) ShowOutcome(losers, out []string, winner string) error {
-	ls, err := h.seats(losers)
-	if err != nil {
-		return err
-	}
-	os, err := h.seats(out)
-	if err != nil {
-		return err
-	}
-	w, err := h.seat(winner)
-	if err != nil {
-		return err
-	}
-	return h.Board.ShowOutcome(ls, os, w)
-}
-
-// SetStatus sets the status light.
-func (h HardwareBoard) SetStatus(s Status) error {
-	return h.Board.SetStatus(hardwareStatus(s))
-}
-
-// Clear puts the game display out.
-func (h HardwareBoard) Clear() { h.Board.Clear() }
-
-func hardwareStatus(s Status) hardware.Status {
-	switch s {
-	case StatusReady:
-		return hardware.StatusReady
-	case StatusWaitingReveal:
-		return hardware.StatusWaitingReveal
-	case StatusReading:
-		return hardware.StatusReading
-	case StatusNeedsLook:
-		return hardware.StatusUncertain
-	case StatusError:
-		return hardware.StatusError
-	}
-	return hardware.StatusOff
 }

@@ -1,14 +1,12 @@
 package referee
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/computer"
-	"github.com/liarsd/liarsd/engine/record"
 )
 
 // Computer is a seat the referee plays.
@@ -24,8 +22,12 @@ type Computer struct {
 // DefaultComputerPace is the pause before a computer seat acts.
 const DefaultComputerPace = 1500 * time.Millisecond
 
-// computers plays the computer seats: their strategies and seeded choices.
+// computers plays the computer seats: it follows the table, and when a
+// computer seat is to act it asks the seat's strategy (engine/computer)
+// and takes the move as the seat's input. It also takes the reveal of a
+// hand whose dice are all computer seats': the engine has every die.
 type computers struct {
+	r        *Referee
 	strategy map[string]computer.Strategy
 	rng      map[string]*rand.Rand
 	seed     int64
@@ -33,8 +35,8 @@ type computers struct {
 }
 
 // newComputers prepares the strategies of the configured computer seats.
-func newComputers(cs []Computer, seed int64) (*computers, error) {
-	c := &computers{strategy: map[string]computer.Strategy{}, rng: map[string]*rand.Rand{}, seed: seed, pending: -1}
+func newComputers(r *Referee, cs []Computer, seed int64) (*computers, error) {
+	c := &computers{r: r, strategy: map[string]computer.Strategy{}, rng: map[string]*rand.Rand{}, seed: seed, pending: -1}
 	for _, seat := range cs {
 		level := seat.Level
 		if level == "" {
@@ -50,36 +52,15 @@ func newComputers(cs []Computer, seed int64) (*computers, error) {
 	return c, nil
 }
 
-// withComputers names the table's computer seats in a new_game line that
-// has no computer field of its own, for those of them that sit in it.
-func withComputers(line []byte, cs []Computer) []byte {
-	if len(cs) == 0 {
-		return line
+// Follow plays the computer seats after a change, and reveals a hand of
+// computer seats alone.
+func (c *computers) Follow(d *Desk, ch Change) {
+	if kind, want := d.Awaited(); kind != "" && len(want) == 0 {
+		// Only computer seats: the engine has every die.
+		a := engine.Action{Type: kind, Dice: map[string][]int{}}
+		d.Post(func(d *Desk) { d.Take(ActionInput(a, SourceCamera)) })
 	}
-	var g struct {
-		Seats    []string        `json:"seats"`
-		Computer json.RawMessage `json:"computer"`
-	}
-	if json.Unmarshal(line, &g) != nil || g.Computer != nil {
-		return line
-	}
-	named := map[string]any{}
-	for _, c := range cs {
-		for _, s := range g.Seats {
-			if s == c.Name {
-				named[c.Name] = map[string]any{"insight": c.Insight, "level": c.Level}
-			}
-		}
-	}
-	if len(named) == 0 {
-		return line
-	}
-	raw, _ := json.Marshal(named)
-	fields, err := parseObject(line)
-	if err != nil {
-		return line
-	}
-	return encodeObject(append(fields, field{"computer", raw}))
+	c.play(ch.Action, ch.Source)
 }
 
 // strategyFor returns the strategy that plays seat, a computer seat of
@@ -87,13 +68,14 @@ func withComputers(line []byte, cs []Computer) []byte {
 // configured one, else one of the level the new_game named (strong when it
 // named none). It returns nil for a person's seat, even a configured one
 // that this game's new_game did not name: the referee has no dice for it.
-func (r *Referee) strategyFor(seat string) (computer.Strategy, *rand.Rand) {
+func (c *computers) strategyFor(seat string) (computer.Strategy, *rand.Rand) {
+	r := c.r
 	level, ok := r.table.ComputerLevel(seat)
 	if !ok {
 		return nil, nil
 	}
-	if s, ok := r.comp.strategy[seat]; ok {
-		return s, r.comp.rng[seat]
+	if s, ok := c.strategy[seat]; ok {
+		return s, c.rng[seat]
 	}
 	s, err := computer.New(level)
 	if err != nil {
@@ -102,25 +84,23 @@ func (r *Referee) strategyFor(seat string) (computer.Strategy, *rand.Rand) {
 		}
 		s = computer.Strong()
 	}
-	r.comp.strategy[seat] = s
-	r.comp.rng[seat] = computer.Rand(r.comp.seed, seat)
-	return s, r.comp.rng[seat]
+	c.strategy[seat] = s
+	c.rng[seat] = computer.Rand(c.seed, seat)
+	return s, c.rng[seat]
 }
 
-// playComputers schedules the move of a computer seat whose turn it is,
-// and a computer seat's show right after its own star-board bid. Moves go
+// play schedules the move of a computer seat whose turn it is, and a
+// computer seat's show right after its own star-board bid. Moves go
 // through the same path as every input, so they are journaled and replay
 // like anyone's.
-func (r *Referee) playComputers(last engine.Action, source string) {
-	if r.comp == nil {
-		return
-	}
+func (c *computers) play(last engine.Action, source string) {
+	r := c.r
 	snap := r.table.Snapshot()
 	if last.Type == engine.ActBid && source == SourceSeat+":"+last.Seat && snap.ShowReroll {
-		if s, rng := r.strategyFor(last.Seat); s != nil {
+		if s, rng := c.strategyFor(last.Seat); s != nil {
 			if shown := s.Show(computer.ViewOf(r.table, last.Seat), rng); len(shown) > 0 {
-				line := record.Encode(engine.Action{Type: engine.ActShow, Seat: last.Seat, Shown: shown})
-				r.post(func() { r.apply(line, SourceSeat+":"+last.Seat) })
+				in := ActionInput(engine.Action{Type: engine.ActShow, Seat: last.Seat, Shown: shown}, SourceSeat+":"+last.Seat)
+				r.post(func() { r.apply(in) })
 			}
 		}
 	}
@@ -128,12 +108,12 @@ func (r *Referee) playComputers(last engine.Action, source string) {
 		return
 	}
 	seat := *snap.Turn
-	s, rng := r.strategyFor(seat)
-	if s == nil || r.comp.pending == r.lineNo() {
+	s, rng := c.strategyFor(seat)
+	if s == nil || c.pending == r.lineNo() {
 		return
 	}
 	version := r.lineNo()
-	r.comp.pending = version
+	c.pending = version
 	act := s.Choose(computer.ViewOf(r.table, seat), rng)
 	r.cfg.Clock.AfterFunc(r.cfg.ComputerPace, func() {
 		r.post(func() {
@@ -142,44 +122,34 @@ func (r *Referee) playComputers(last engine.Action, source string) {
 				// person's refused one, which is journaled too): the move
 				// was chosen on a table that is gone. Unless a newer move
 				// is already on its way, ask again on the table as it is.
-				if r.comp.pending == version {
-					r.comp.pending = -1
-					r.playComputers(engine.Action{}, "")
+				if c.pending == version {
+					c.pending = -1
+					c.play(engine.Action{}, "")
 				}
 				return
 			}
-			r.moveComputer(seat, act)
+			c.move(seat, act)
 		})
 	})
 }
 
-// moveComputer plays a computer seat's chosen move. Should the engine
+// move plays a computer seat's chosen move. Should the engine
 // refuse it (it never should), the seat plays the first legal action the
 // engine accepts instead, so that it never stalls the table.
-func (r *Referee) moveComputer(seat string, act engine.Action) {
+func (c *computers) move(seat string, act engine.Action) {
+	r := c.r
 	source := SourceSeat + ":" + seat
 	if act.Type != "" {
-		rep := r.apply(record.Encode(act), source)
+		rep := r.apply(ActionInput(act, source))
 		if rep.OK {
 			return
 		}
 		r.log.Warn("referee: a computer seat's move was refused", "seat", seat, "reason", rep.Reason)
 	}
 	for _, alt := range computer.Legal(computer.ViewOf(r.table, seat)) {
-		if r.apply(record.Encode(alt), source).OK {
+		if r.apply(ActionInput(alt, source)).OK {
 			return
 		}
 	}
 	r.log.Error("referee: a computer seat has no move the engine accepts", "seat", seat)
-}
-
-// physical leaves out of a hand's dice the computer seats', which the
-// engine holds: the camera sees only people's dice.
-func (r *Referee) physical(want map[string]int) map[string]int {
-	for _, st := range r.table.Snapshot().Seats {
-		if st.Computer {
-			delete(want, st.Name)
-		}
-	}
-	return want
 }

@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"gocv.io/x/gocv"
-
 	"github.com/liarsd/liarsd/engine"
-	"github.com/liarsd/liarsd/vision"
 )
 
 // Publisher carries the referee's outputs to the outside (MQTT). Its
@@ -38,44 +35,6 @@ type LinePublisher interface {
 	StateAt(payload []byte, lines int)
 }
 
-// Camera captures an image of the table. vision sources and the demo's
-// synthetic camera implement it. The caller closes the Mat.
-type Camera interface {
-	Capture() (gocv.Mat, error)
-}
-
-// Reader reads the dice in an image; *vision.Reader implements it.
-type Reader interface {
-	Read(img gocv.Mat) ([]vision.Die, error)
-}
-
-// Status is what the table's status light says, by name.
-type Status string
-
-// The statuses of a table.
-const (
-	StatusReady         Status = "ready"
-	StatusWaitingReveal Status = "waiting for reveal"
-	StatusReading       Status = "reading"
-	StatusNeedsLook     Status = "needs a look"
-	StatusError         Status = "error"
-)
-
-// Board is what the referee shows on the table's LEDs. Seats are named; an
-// implementation maps names to its LEDs and ignores names it has none for.
-// HardwareBoard adapts a *hardware.Board.
-type Board interface {
-	ShowBid(quantity, face int, star bool) error
-	// ShowTurn lights the seat to act; "" lights none.
-	ShowTurn(seat string) error
-	ShowCall(caller string) error
-	// ShowOutcome shows a resolution: the losers, the seats now out and the
-	// game's winner ("" while the game goes on).
-	ShowOutcome(losers, out []string, winner string) error
-	SetStatus(s Status) error
-	Clear()
-}
-
 // Clock tells the time and runs timers; tests inject their own.
 type Clock interface {
 	Now() time.Time
@@ -103,16 +62,4 @@ type Reply struct {
 	// Seq is the seq of the last event at the table after the input. It
 	// stays off the reply topic, whose payload MQTT.md gives exactly.
 	Seq int `json:"-"`
-}
-
-// Change is what an accepted input did, for observers (the demo's seats,
-// later the computer seats).
-type Change struct {
-	Line     []byte
-	Source   string
-	Events   []engine.Event
-	Snapshot engine.Snapshot
-	// Game is the game's number in the table's journal (the state's
-	// game_number).
-	Game int
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/referee"
-	"github.com/liarsd/liarsd/referee/demo"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/refereetest"
 )
 
 // run is a referee started over a journal opened with opts, stopped by
@@ -74,8 +74,8 @@ func TestSegmentsResumeWhereThePublishedEventsEnd(t *testing.T) {
 	const per = 4
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	var inputs []string
-	games := append(demo.Script("tavern", []string{"ann", "bob", "cy"}, nil, 3, 40),
-		demo.Script("common-hand", []string{"ann", "bob", "cy"}, nil, 5, 40)...)
+	games := append(refereetest.Script("tavern", []string{"ann", "bob", "cy"}, nil, 3, 40),
+		refereetest.Script("common-hand", []string{"ann", "bob", "cy"}, nil, 5, 40)...)
 	for i, l := range games {
 		inputs = append(inputs, fmt.Sprintf(`{"id":"c%d",%s`, i+1, l[1:]))
 		if i%5 == 2 { // refused, journaled as its rejected event

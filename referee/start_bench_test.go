@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/liarsd/liarsd/referee"
-	"github.com/liarsd/liarsd/referee/demo"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/refereetest"
 )
 
 // discard is a Publisher that keeps nothing.
@@ -52,7 +52,7 @@ func BenchmarkStart100k(b *testing.B) {
 		_ = r.Run(ctx)
 	}()
 	seq := 0
-	for i, line := range demo.Script("common-hand", []string{"ann", "bob", "cy"}, nil, 1, n)[:n] {
+	for i, line := range refereetest.Script("common-hand", []string{"ann", "bob", "cy"}, nil, 1, n)[:n] {
 		cmd := fmt.Appendf(nil, `{"id":"c%d",%s`, i+1, line[1:])
 		rep, err := r.Do(ctx, cmd, referee.SourceMQTT)
 		if err != nil || !rep.OK {

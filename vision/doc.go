@@ -13,16 +13,16 @@
 // image (OpenImage), a folder of images (OpenFolder), or the synthetic
 // table of package vision/synth.
 //
-// Dice are found by the dice finder, a small fully convolutional network
-// (model/finder.json) that marks each die's centre and size, and read by
-// the face network (model/facenet.json), a small convolutional network
-// that reads a window around each die turned square to the image; it also
-// says when a window holds no die, or a die whose face cannot be read.
-// The rules, which segment the image and count the marks a face encloses
-// (checked by the classifier in model/face.json), are a second opinion: a
-// confident read they contradict is flagged Uncertain. All three are pure
-// Go networks made by `liarsd readtrain` (TrainFaceModel, TrainLearned)
-// from the train/ split of the labelled photographs and synthetic tables.
-// docs/vision.md describes the method and quotes the measured accuracy and
-// speed; `liarsd readbench` prints them.
+// Dice are found by the dice finder, a small CenterNet-style network
+// (model/finder.onnx) that marks each die's centre and extent, and read by
+// the face classifier (model/faces.onnx), which reads a window around each
+// die and also says when a window holds no die; both are trained with
+// PyTorch by vision/recipe/train.py (make train) and run through OpenCV's
+// DNN module. The pip counter, plain image processing that counts the
+// marks a face shows, is the second witness: a read it contradicts is
+// never confident, and one it cannot make out must clear a higher bar.
+// The bars (model/reader.json, Bars) are chosen on photographs the recipe
+// held out by `liarsd readtrain`; LoadModels reads another set (a table's
+// own retrained networks). docs/vision.md describes the method and quotes
+// the measured accuracy and speed; `liarsd readbench` prints them.
 package vision

@@ -182,17 +182,6 @@ func pyramidScales(w, h int) []float64 {
 	return scales
 }
 
-// sure counts the candidates at least minP sure.
-func sure(cs []candidate, minP float64) int {
-	n := 0
-	for _, c := range cs {
-		if c.p >= minP {
-			n++
-		}
-	}
-	return n
-}
-
 // medianExtent is the median extent of the candidates at least minP sure,
 // or 0 when there are none.
 func medianExtent(cs []candidate, minP float64) float64 {

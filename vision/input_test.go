@@ -114,7 +114,9 @@ func TestDecodeImage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := vision.DecodeImage(tc.data, "x")
-			defer m.Close()
+			if err == nil {
+				defer m.Close()
+			}
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("got %v; want no error", err)

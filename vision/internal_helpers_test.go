@@ -1,36 +1,12 @@
 package vision
 
 import (
-	"fmt"
-	"image"
-	"image/color"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"gocv.io/x/gocv"
 )
-
-// renderForTest draws a plain table with a row of white dice, one per face
-// (package synth cannot be imported from package vision's own tests).
-func renderForTest(seed uint64) (gocv.Mat, []Die, error) {
-	img := gocv.NewMatWithSizeFromScalar(gocv.NewScalar(50, 110, 40, 0), 200, 480, gocv.MatTypeCV8UC3)
-	offsets := map[int][][2]int{
-		1: {{0, 0}}, 2: {{-1, -1}, {1, 1}}, 3: {{-1, -1}, {0, 0}, {1, 1}},
-		4: {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}}, 5: {{-1, -1}, {1, -1}, {0, 0}, {-1, 1}, {1, 1}},
-		6: {{-1, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {1, 1}},
-	}
-	var truth []Die
-	for f := 1; f <= 6; f++ {
-		cx, cy := 50+(f-1)*76, 100+int(seed%7)
-		gocv.Rectangle(&img, image.Rect(cx-24, cy-24, cx+24, cy+24), color.RGBA{240, 240, 235, 255}, -1)
-		for _, o := range offsets[f] {
-			gocv.Circle(&img, image.Pt(cx+o[0]*13, cy+o[1]*13), 5, color.RGBA{20, 20, 20, 255}, -1)
-		}
-		truth = append(truth, Die{Face: f, X: float64(cx), Y: float64(cy), Size: 48, Confidence: 1})
-	}
-	return img, truth, nil
-}
 
 // A V4L2 camera takes controls: the daemon re-applies the calibration's
 // locked settings through this method set (calibration.Controller).
@@ -59,7 +35,7 @@ func SharedPhotos(t testing.TB) string {
 	}
 	photos := filepath.Join(dir, "..", "shared", "data", "dice-photos")
 	if _, err := os.Stat(filepath.Join(photos, "labels.csv")); err != nil {
-		t.Skip(fmt.Sprintf("labelled photographs not found at %s (../shared beside the repository): skipping", photos))
+		t.Skipf("labelled photographs not found at %s (../shared beside the repository): skipping", photos)
 	}
 	return photos
 }

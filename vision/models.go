@@ -11,8 +11,8 @@ import (
 )
 
 // The reader's networks, trained by vision/recipe/train.py (make train)
-// and exported to ONNX, and the bars its decision uses, chosen on
-// held-out photographs by `liarsd readtrain -calibrate`.
+// and exported to ONNX, and the bars its decision uses, chosen on the
+// photographs the recipe held out by `liarsd readtrain` (-models, -o).
 var (
 	//go:embed model/finder.onnx
 	finderONNX []byte

@@ -89,24 +89,7 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return 2
 	}
 	sa, _ := computer.New(*a) // arenaPlan checked the levels
-	// The tables the presets refuse are said once each (not once for each
-	// level B), before anything is played: with none left, no header.
-	var skipped []string
-	playable := plan[:0:0]
-	for _, line := range plan {
-		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: *aSeats}
-		if *dice > 0 {
-			arena.Options.Dice = dice
-		}
-		if err := arena.Check(); err != nil {
-			if msg := err.Error(); !slices.Contains(skipped, msg) {
-				skipped = append(skipped, msg)
-				fmt.Fprintf(stderr, "liarsd arena: skipped: %s\n", msg)
-			}
-			continue
-		}
-		playable = append(playable, line)
-	}
+	playable := playableLines(plan, *aSeats, *dice, stderr)
 	if len(playable) == 0 {
 		fmt.Fprintln(stderr, "liarsd arena: no table to play: every preset refused the seat counts")
 		return 2
@@ -148,6 +131,28 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	fmt.Fprintf(stdout, "seed %d, %s/%s, %d CPUs, %s\n", *seed, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 	return 0
+}
+
+// playableLines leaves out of plan the tables the presets refuse, saying
+// each once (not once for each level B), before anything is played.
+func playableLines(plan []arenaRow, aSeats, dice int, stderr io.Writer) []arenaRow {
+	var skipped []string
+	playable := plan[:0:0]
+	for _, line := range plan {
+		arena := computer.Arena{Rules: line.rules, Seats: line.seats, ASeats: aSeats}
+		if dice > 0 {
+			arena.Options.Dice = &dice
+		}
+		if err := arena.Check(); err != nil {
+			if msg := err.Error(); !slices.Contains(skipped, msg) {
+				skipped = append(skipped, msg)
+				fmt.Fprintf(stderr, "liarsd arena: skipped: %s\n", msg)
+			}
+			continue
+		}
+		playable = append(playable, line)
+	}
+	return playable
 }
 
 // timedStrategy times every decision of a strategy.

@@ -57,189 +57,236 @@ Without --image a step asks at the terminal and captures from --camera.
 var allSteps = []string{"camera", "board", "background", "seats", "dice", "leds", "buttons"}
 
 func runCalibrate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cf, code, done := parseCalibrate(args, stderr)
+	if done {
+		return code
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "liarsd calibrate: %v\n", err)
+		return 1
+	}
+	f, err := calibration.LoadOrNew(cf.file)
+	if err != nil {
+		return fail(err)
+	}
+	// One reader of stdin: the installer's answers, and the simulated
+	// board's typed presses in the buttons step.
+	c := &calibrator{calibrateFlags: cf, ctx: ctx, out: stdout, in: bufio.NewReader(stdin), f: f}
+	c.s = &calibration.Session{File: f, Dir: filepath.Dir(cf.file), Images: cf.images, Out: stdout}
+	if len(cf.images) == 0 {
+		c.s.In = c.in
+	}
+	defer func() {
+		if c.s.Source != nil {
+			c.s.Source.Close()
+		}
+	}()
+	switch cf.step {
+	case "check":
+		return c.check(fail)
+	case "all":
+		for _, st := range allSteps {
+			if skip := skipInAll(st, len(cf.images) > 0, cf.camera, cf.hwFile); skip != "" {
+				fmt.Fprintf(stdout, "%s: skipped (%s)\n", st, skip)
+				continue
+			}
+			fmt.Fprintf(stdout, "== %s\n", st)
+			if err := c.run(st); err != nil {
+				return fail(fmt.Errorf("%s: %w (the steps before it are saved)", st, err))
+			}
+			if err := c.save(); err != nil {
+				return fail(err)
+			}
+		}
+		return 0
+	}
+	if err := c.run(cf.step); err != nil {
+		return fail(err)
+	}
+	if err := c.save(); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// calibrateFlags are liarsd calibrate's flags and its step, read and
+// checked.
+type calibrateFlags struct {
+	step         string
+	file, camera string
+	images       listFlag
+	card         calibration.Card
+	views        int
+	names        []string
+	layout       calibration.Layout
+	hwFile       string
+	wait         time.Duration
+	expect       int
+}
+
+// parseCalibrate reads liarsd calibrate's flags and its one step (flags
+// before it or after it: "calibrate check --expect 6"); done says the
+// command ends with code (help, or a usage error).
+func parseCalibrate(args []string, stderr io.Writer) (cf calibrateFlags, code int, done bool) {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, calibrateUsage, "\nFlags:\n"); fs.PrintDefaults() }
-	var images listFlag
-	file := fs.String("file", "calibration.json", "the calibration file")
-	camera := fs.String("camera", "/dev/video0", "the camera: a V4L2 device, gst:PIPELINE, or an image or folder")
-	fs.Var(&images, "image", "a saved image to use instead of the camera (repeat for steps that take several)")
+	fs.StringVar(&cf.file, "file", "calibration.json", "the calibration file")
+	fs.StringVar(&cf.camera, "camera", "/dev/video0", "the camera: a V4L2 device, gst:PIPELINE, or an image or folder")
+	fs.Var(&cf.images, "image", "a saved image to use instead of the camera (repeat for steps that take several)")
 	cardFlag := fs.String("card", "9x6@20", "the chessboard card: inner corners COLSxROWS @ square mm")
-	views := fs.Int("views", 5, "lens: how many views of the card (default with --image: as many as given)")
+	fs.IntVar(&cf.views, "views", 5, "lens: how many views of the card (default with --image: as many as given)")
 	seats := fs.String("seats", "", "seats: the seats' names, clockwise, comma-separated")
 	layout := fs.String("layout", "round", "seats: round, rect or taught")
 	centre := fs.String("centre", "0,0", "seats, round and rect: the table's centre on the board (the card's first inner corner is 0,0), X,Y mm")
 	radius := fs.Float64("radius", 400, "seats, round: the table's radius, mm")
 	width := fs.Float64("width", 1200, "seats, rect: the table's width, mm")
 	height := fs.Float64("height", 800, "seats, rect: the table's height, mm")
-	hwFile := fs.String("hardware", "", "leds, buttons: the board's hardware configuration (YAML: a board section on its own, or liarsd.yaml)")
-	wait := fs.Duration("wait", 30*time.Second, "buttons: how long to wait for each press")
-	expect := fs.Int("expect", 0, "check: how many dice the test roll has (0: not said)")
-	// One step, with flags before it or after it ("calibrate check --expect 6").
-	step := ""
+	fs.StringVar(&cf.hwFile, "hardware", "", "leds, buttons: the board's hardware configuration (YAML: a board section on its own, or liarsd.yaml)")
+	fs.DurationVar(&cf.wait, "wait", 30*time.Second, "buttons: how long to wait for each press")
+	fs.IntVar(&cf.expect, "expect", 0, "check: how many dice the test roll has (0: not said)")
 	for rest := args; ; rest = fs.Args()[1:] {
 		if code, done := parseFlags(fs, rest); done {
-			return code
+			return cf, code, true
 		}
 		if fs.NArg() == 0 {
 			break
 		}
-		if step != "" {
-			return usageError(fs, stderr, "one step at a time, not %q and %q", step, fs.Arg(0))
+		if cf.step != "" {
+			return cf, usageError(fs, stderr, "one step at a time, not %q and %q", cf.step, fs.Arg(0)), true
 		}
-		step = fs.Arg(0)
+		cf.step = fs.Arg(0)
 	}
-	if step == "" {
-		return usageError(fs, stderr, "which step?")
+	step := cf.step
+	switch {
+	case step == "":
+		return cf, usageError(fs, stderr, "which step?"), true
+	case step != "check" && step != "all" && step != "lens" && !slices.Contains(allSteps, step):
+		return cf, usageError(fs, stderr, "no step %q", step), true
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "liarsd calibrate: %v\n", err)
-		return 1
-	}
-	if step != "check" && step != "all" && step != "lens" && !slices.Contains(allSteps, step) {
-		return usageError(fs, stderr, "no step %q", step)
-	}
-	card, err := calibration.ParseCard(*cardFlag)
-	if err != nil {
-		return usageError(fs, stderr, "--card: %v", err)
+	var err error
+	if cf.card, err = calibration.ParseCard(*cardFlag); err != nil {
+		return cf, usageError(fs, stderr, "--card: %v", err), true
 	}
 	viewsSet := false
 	fs.Visit(func(f *flag.Flag) { viewsSet = viewsSet || f.Name == "views" })
-	if !viewsSet && len(images) > 0 {
-		*views = len(images)
+	if !viewsSet && len(cf.images) > 0 {
+		cf.views = len(cf.images)
 	}
-	names := splitNames(*seats)
-	l := calibration.Layout{Kind: *layout, Radius: *radius, Width: *width, Height: *height}
+	cf.names = splitNames(*seats)
+	cf.layout = calibration.Layout{Kind: *layout, Radius: *radius, Width: *width, Height: *height}
 	if step == "seats" || step == "all" {
-		if _, perr := fmt.Sscanf(*centre, "%g,%g", &l.Centre.X, &l.Centre.Y); perr != nil {
-			return usageError(fs, stderr, "--centre %q is not X,Y: %v", *centre, perr)
+		if _, perr := fmt.Sscanf(*centre, "%g,%g", &cf.layout.Centre.X, &cf.layout.Centre.Y); perr != nil {
+			return cf, usageError(fs, stderr, "--centre %q is not X,Y: %v", *centre, perr), true
 		}
-		if len(names) == 0 {
-			return usageError(fs, stderr, "the %s step needs --seats (the seats' names, clockwise)", step)
+		if len(cf.names) == 0 {
+			return cf, usageError(fs, stderr, "the %s step needs --seats (the seats' names, clockwise)", step), true
 		}
 		if *layout != "round" && *layout != "rect" && *layout != "taught" {
 			// Refused now, not after the steps before seats in all.
-			return usageError(fs, stderr, "--layout %q: want round, rect or taught", *layout)
+			return cf, usageError(fs, stderr, "--layout %q: want round, rect or taught", *layout), true
 		}
 	}
-	f, err := calibration.LoadOrNew(*file)
+	return cf, 0, false
+}
+
+// calibrator runs liarsd calibrate's steps on a calibration file.
+type calibrator struct {
+	calibrateFlags
+	ctx context.Context
+	out io.Writer
+	in  *bufio.Reader
+	f   *calibration.File
+	s   *calibration.Session
+}
+
+// openCamera opens --camera for the session, unless it reads --image.
+func (c *calibrator) openCamera() error {
+	if len(c.images) > 0 || c.s.Source != nil {
+		return nil
+	}
+	src, err := vision.Open(c.camera)
+	if err != nil {
+		return err
+	}
+	c.s.Source = src
+	return nil
+}
+
+// run takes one step.
+func (c *calibrator) run(step string) error {
+	s := c.s
+	switch step {
+	case "board", "lens", "background", "dice":
+		if err := c.openCamera(); err != nil {
+			return err
+		}
+	}
+	switch step {
+	case "board":
+		return s.Board(c.card)
+	case "lens":
+		return s.Lens(c.card, c.views)
+	case "background":
+		return s.Background()
+	case "dice":
+		return s.Dice()
+	case "seats":
+		if c.layout.Kind == "taught" {
+			if err := c.openCamera(); err != nil {
+				return err
+			}
+		}
+		return s.Seats(c.names, c.layout)
+	case "camera":
+		vc, err := gocv.OpenVideoCaptureWithAPI(c.camera, gocv.VideoCaptureV4L2)
+		if err != nil || !vc.IsOpened() {
+			if err == nil {
+				vc.Close()
+			}
+			return fmt.Errorf("cannot open the camera %s through V4L2 (%v): the camera step needs a V4L2 camera", c.camera, err)
+		}
+		defer vc.Close()
+		return s.Camera(vc)
+	case "leds", "buttons":
+		rig, err := openRig(c.hwFile, c.out, c.in)
+		if err != nil {
+			return err
+		}
+		defer rig.Close()
+		if step == "leds" {
+			return s.LEDs(rig.Strip, rig.Layout)
+		}
+		return s.Buttons(c.ctx, rig.Buttons, rig.Layout.Seats(), hardware.Buttons, c.wait)
+	}
+	return fmt.Errorf("unknown step %q", step)
+}
+
+// save writes the calibration file.
+func (c *calibrator) save() error {
+	if err := calibration.Save(c.file, c.f); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.out, "saved %s\n", c.file)
+	return nil
+}
+
+// check reads a test roll and says how well the table reads: exit 1 when
+// it needs attention. It never writes the file.
+func (c *calibrator) check(fail func(error) int) int {
+	if _, err := os.Stat(c.file); errors.Is(err, os.ErrNotExist) {
+		// A mistyped --file must not pass for a calibrated table.
+		fmt.Fprintf(c.out, "no calibration file %s: the table reads uncalibrated\n", c.file)
+	}
+	if err := c.openCamera(); err != nil {
+		return fail(err)
+	}
+	rep, err := c.s.Check(c.expect)
 	if err != nil {
 		return fail(err)
 	}
-	// One reader of stdin: the installer's answers, and the simulated
-	// board's typed presses in the buttons step.
-	in := bufio.NewReader(stdin)
-	s := &calibration.Session{File: f, Dir: filepath.Dir(*file), Images: images, Out: stdout}
-	if len(images) == 0 {
-		s.In = in
-	}
-	openCamera := func() error {
-		if len(images) > 0 || s.Source != nil {
-			return nil
-		}
-		src, err := vision.Open(*camera)
-		if err != nil {
-			return err
-		}
-		s.Source = src
-		return nil
-	}
-	defer func() {
-		if s.Source != nil {
-			s.Source.Close()
-		}
-	}()
-	run := func(step string) error {
-		switch step {
-		case "board", "lens", "background", "dice":
-			if err := openCamera(); err != nil {
-				return err
-			}
-		}
-		switch step {
-		case "board":
-			return s.Board(card)
-		case "lens":
-			return s.Lens(card, *views)
-		case "background":
-			return s.Background()
-		case "dice":
-			return s.Dice()
-		case "seats":
-			if *layout == "taught" {
-				if err := openCamera(); err != nil {
-					return err
-				}
-			}
-			return s.Seats(names, l)
-		case "camera":
-			vc, err := gocv.OpenVideoCaptureWithAPI(*camera, gocv.VideoCaptureV4L2)
-			if err != nil || !vc.IsOpened() {
-				if err == nil {
-					vc.Close()
-				}
-				return fmt.Errorf("cannot open the camera %s through V4L2 (%v): the camera step needs a V4L2 camera", *camera, err)
-			}
-			defer vc.Close()
-			return s.Camera(vc)
-		case "leds", "buttons":
-			rig, err := openRig(*hwFile, stdout, in)
-			if err != nil {
-				return err
-			}
-			defer rig.Close()
-			if step == "leds" {
-				return s.LEDs(rig.Strip, rig.Layout)
-			}
-			return s.Buttons(ctx, rig.Buttons, rig.Layout.Seats(), hardware.Buttons, *wait)
-		}
-		return fmt.Errorf("unknown step %q", step)
-	}
-	save := func() error {
-		if err := calibration.Save(*file, f); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "saved %s\n", *file)
-		return nil
-	}
-	switch step {
-	case "check":
-		if _, err := os.Stat(*file); errors.Is(err, os.ErrNotExist) {
-			// A mistyped --file must not pass for a calibrated table.
-			fmt.Fprintf(stdout, "no calibration file %s: the table reads uncalibrated\n", *file)
-		}
-		if err := openCamera(); err != nil {
-			return fail(err)
-		}
-		rep, err := s.Check(*expect)
-		if err != nil {
-			return fail(err)
-		}
-		if !rep.Healthy() {
-			return 1
-		}
-		return 0 // check reads; it never writes the file
-	case "all":
-		for _, st := range allSteps {
-			if skip := skipInAll(st, len(images) > 0, *camera, *hwFile); skip != "" {
-				fmt.Fprintf(stdout, "%s: skipped (%s)\n", st, skip)
-				continue
-			}
-			fmt.Fprintf(stdout, "== %s\n", st)
-			if err := run(st); err != nil {
-				return fail(fmt.Errorf("%s: %w (the steps before it are saved)", st, err))
-			}
-			if err := save(); err != nil {
-				return fail(err)
-			}
-		}
-		return 0
-	}
-	if err := run(step); err != nil {
-		return fail(err)
-	}
-	if err := save(); err != nil {
-		return fail(err)
+	if !rep.Healthy() {
+		return 1
 	}
 	return 0
 }

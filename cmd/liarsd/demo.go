@@ -29,31 +29,8 @@ func init() {
 func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rules := fs.String("rules", "star-board", "preset: star-board, tavern, common-hand, kids, classic, endurance, perudo")
-	nseats := fs.Int("seats", 0, "number of seats, 2 to 6 (default 4, or the preset's minimum)")
-	options := fs.String("options", "", `preset options as JSON, e.g. '{"dice":3}'`)
-	broker := fs.String("broker", "", "external broker URL (default: an embedded broker on 127.0.0.1:1883, or a free port)")
-	brokerWS := fs.String("broker-websocket", "", "with --broker, where browsers reach its WebSocket listener (ws://host:9001 or wss://...): the scoreboard pages need it")
-	user := fs.String("username", "", "broker user name")
-	password := fs.String("password", "", "broker password")
-	listen := fs.String("listen", "", "embedded broker address (default 127.0.0.1:1883, or a free port when taken)")
-	httpAddr := fs.String("http", "", `the scoreboard's address (default 127.0.0.1:8080, or a free port when taken; "off": none)`)
-	table := fs.String("table", "demo", "table id (MQTT topics)")
-	duration := fs.Duration("duration", 0, "stop cleanly after this long (0: until Ctrl-C)")
-	games := fs.Int("games", 0, "stop after this many games (0: no limit)")
-	reveals := fs.Int("reveals", 0, "stop after this many reveals (0: no limit)")
-	memoryEvery := fs.Int("memory-every", 0, "print the process's memory (RSS, Go heap, threads) at the start and every N reveals (0: never)")
-	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the dice and the seats' play")
-	pace := fs.Duration("pace", 600*time.Millisecond, "pause before each move")
-	levelName := fs.String("level", "strong", "the seats' play (engine/computer): random, threshold, beginner, strong-v1 or strong")
-	board := fs.String("board", "line", "simulated board: line (after each move), stream (every frame) or off")
-	ansi := fs.Bool("color", false, "draw the board in colour (ANSI)")
-	stateDir := fs.String("state-dir", "", "keep the journal and MQTT store here (default: a temporary directory)")
-	doubt := fs.Float64("doubt", 0, "share of reveals (0 to 1) at which the camera misses one die, for the operator page (/operator) to fix")
-	operatorAfter := offDuration{d: 3 * time.Second}
-	fs.Var(&operatorAfter, "operator-after", `how long a reveal the camera cannot settle waits before the demo's own operator enters its dice; "off": a person does, at /operator`)
-	correctWindow := fs.Duration("correct-window", 0, "least time from a reveal to the next hand's first bid, the time a correction has (default: the pace, or 15s with --operator-after off)")
-	verbose := fs.Bool("v", false, "log the referee's work (info level) to standard error")
+	f := demoFlags{operatorAfter: offDuration{d: 3 * time.Second}}
+	f.define(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: liarsd demo [flags]\n\nPlays Liar's Dice on a simulated table: computer seats roll seeded dice, a\nsynthetic camera renders them at each reveal, the vision reader reads them,\nthe engine resolves, a simulated board lights and every event goes out on\nMQTT. Ctrl-C (or --duration) stops it cleanly.")
 		fs.PrintDefaults()
@@ -61,114 +38,25 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if code, done := parseFlags(fs, args); done {
 		return code
 	}
-	if fs.NArg() != 0 {
-		return usageError(fs, stderr, "stray argument %q", fs.Arg(0))
+	opts, code, done := f.check(fs, stderr)
+	if done {
+		return code
 	}
-	if _, ok := engine.Presets[*rules]; !ok {
-		return usageError(fs, stderr, "--rules %q: the presets are %s", *rules, strings.Join(engine.PresetNames(), ", "))
-	}
-	if _, err := computer.New(*levelName); err != nil {
-		return usageError(fs, stderr, "--level: %v", err)
-	}
-	if *nseats < 0 {
-		return usageError(fs, stderr, "--seats %d: want 2 to 6 (0: the default)", *nseats)
-	}
-	if *games < 0 {
-		return usageError(fs, stderr, "--games %d: want 0 (no limit) or more", *games)
-	}
-	if *reveals < 0 {
-		return usageError(fs, stderr, "--reveals %d: want 0 (no limit) or more", *reveals)
-	}
-	if *memoryEvery < 0 {
-		return usageError(fs, stderr, "--memory-every %d: want 0 (never) or more", *memoryEvery)
-	}
-	if *pace < 0 {
-		return usageError(fs, stderr, "--pace %v: want 0 or more", *pace)
-	}
-	var opts map[string]any
-	if *options != "" {
-		if err := json.Unmarshal([]byte(*options), &opts); err != nil {
-			return usageError(fs, stderr, "--options: %v", err)
-		}
-		for k, v := range opts {
-			if f, ok := v.(float64); ok && f == float64(int(f)) {
-				opts[k] = int(f)
-			}
-		}
-	}
-	// The seats and options as the engine will take them: a refusal is a
-	// refused flag value (exit 2), named once, in the engine's words.
-	p := engine.Presets[*rules]
-	seatsWanted := *nseats
-	if seatsWanted == 0 {
-		seatsWanted = max(4, p.MinSeats)
-	}
-	if seatsWanted < p.MinSeats || seatsWanted > min(p.MaxSeats, 6) {
-		return usageError(fs, stderr, "--seats %d: %s is played here by %d to %d seats", seatsWanted, *rules, p.MinSeats, min(p.MaxSeats, 6))
-	}
-	if opts != nil {
-		line, _ := json.Marshal(map[string]any{"type": "new_game", "rules": *rules,
-			"seats": []string{"ann", "bob", "cy", "dee", "eve", "fay"}[:seatsWanted], "options": opts})
-		a, err := record.Decode(line)
-		if err == nil {
-			_, err = engine.NewTable().Apply(a)
-		}
-		if err != nil {
-			var rej *engine.Rejection
-			if errors.As(err, &rej) {
-				return usageError(fs, stderr, "--options %s: %s (%s takes %s)", *options, rej.Message, *rules, strings.Join(p.Takes, ", "))
-			}
-			return usageError(fs, stderr, "--options %s: %v (%s takes %s)", *options, err, *rules, strings.Join(p.Takes, ", "))
-		}
-	}
-	if *brokerWS != "" {
-		u, err := url.Parse(*brokerWS)
-		switch {
-		case *broker == "":
-			return usageError(fs, stderr, "--broker-websocket: only with --broker (the embedded broker serves its own)")
-		case err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "":
-			return usageError(fs, stderr, "--broker-websocket %q: want a ws:// or wss:// URL with a host", *brokerWS)
-		}
-	}
-	switch *board {
-	case "line", "stream", "off":
-	default:
-		return usageError(fs, stderr, "--board %q: want line, stream or off", *board)
-	}
-	if *doubt < 0 || *doubt > 1 || *doubt != *doubt {
-		return usageError(fs, stderr, "--doubt %v: want a share from 0 to 1 (0.2: one reveal in five)", *doubt)
-	}
-	if *httpAddr != "" && *httpAddr != "off" {
-		if err := checkAddr(*httpAddr); err != nil {
-			return usageError(fs, stderr, "--http %q: %v (or off)", *httpAddr, err)
-		}
-	}
-	if *listen != "" {
-		if err := checkAddr(*listen); err != nil {
-			return usageError(fs, stderr, "--listen %q: %v", *listen, err)
-		}
-	}
-	if *correctWindow < 0 {
-		return usageError(fs, stderr, "--correct-window %v: want 0 (the default) or more", *correctWindow)
-	}
-	if *duration < 0 {
-		return usageError(fs, stderr, "--duration %v: want 0 (until Ctrl-C) or more", *duration)
-	}
-	if *duration > 0 {
+	if f.duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
+		ctx, cancel = context.WithTimeout(ctx, f.duration)
 		defer cancel()
 	}
 	level := slog.LevelWarn
-	if *verbose {
+	if f.verbose {
 		level = slog.LevelInfo
 	}
 	err := demo.Run(ctx, demo.Options{
-		Rules: *rules, Seats: *nseats, Options: opts,
-		Broker: *broker, BrokerWebSocket: *brokerWS, Username: *user, Password: *password, Listen: *listen, HTTP: *httpAddr, Table: *table,
-		Seed: *seed, Level: *levelName, Pace: *pace, Games: *games, Reveals: *reveals, MemoryEvery: *memoryEvery, StateDir: *stateDir,
-		Out: stdout, BoardMode: *board, ANSI: *ansi, Watch: true, Doubt: *doubt,
-		OperatorAfter: operatorAfter.value(), CorrectWindow: *correctWindow,
+		Rules: f.rules, Seats: f.seats, Options: opts,
+		Broker: f.broker, BrokerWebSocket: f.brokerWS, Username: f.user, Password: f.password, Listen: f.listen, HTTP: f.http, Table: f.table,
+		Seed: f.seed, Level: f.level, Pace: f.pace, Games: f.games, Reveals: f.reveals, MemoryEvery: f.memoryEvery, StateDir: f.stateDir,
+		Out: stdout, BoardMode: f.board, ANSI: f.ansi, Watch: true, Doubt: f.doubt,
+		OperatorAfter: f.operatorAfter.value(), CorrectWindow: f.correctWindow,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 	})
 	if err != nil {
@@ -176,6 +64,175 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// demoFlags are liarsd demo's flags.
+type demoFlags struct {
+	rules, options, broker, brokerWS, user, password, listen, http, table string
+	level, board, stateDir                                                string
+	seats, games, reveals, memoryEvery                                    int
+	seed                                                                  uint64
+	duration, pace, correctWindow                                         time.Duration
+	doubt                                                                 float64
+	ansi, verbose                                                         bool
+	operatorAfter                                                         offDuration
+}
+
+// define defines the flags on fs.
+func (f *demoFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.rules, "rules", "star-board", "preset: star-board, tavern, common-hand, kids, classic, endurance, perudo")
+	fs.IntVar(&f.seats, "seats", 0, "number of seats, 2 to 6 (default 4, or the preset's minimum)")
+	fs.StringVar(&f.options, "options", "", `preset options as JSON, e.g. '{"dice":3}'`)
+	fs.StringVar(&f.broker, "broker", "", "external broker URL (default: an embedded broker on 127.0.0.1:1883, or a free port)")
+	fs.StringVar(&f.brokerWS, "broker-websocket", "", "with --broker, where browsers reach its WebSocket listener (ws://host:9001 or wss://...): the scoreboard pages need it")
+	fs.StringVar(&f.user, "username", "", "broker user name")
+	fs.StringVar(&f.password, "password", "", "broker password")
+	fs.StringVar(&f.listen, "listen", "", "embedded broker address (default 127.0.0.1:1883, or a free port when taken)")
+	fs.StringVar(&f.http, "http", "", `the scoreboard's address (default 127.0.0.1:8080, or a free port when taken; "off": none)`)
+	fs.StringVar(&f.table, "table", "demo", "table id (MQTT topics)")
+	fs.DurationVar(&f.duration, "duration", 0, "stop cleanly after this long (0: until Ctrl-C)")
+	fs.IntVar(&f.games, "games", 0, "stop after this many games (0: no limit)")
+	fs.IntVar(&f.reveals, "reveals", 0, "stop after this many reveals (0: no limit)")
+	fs.IntVar(&f.memoryEvery, "memory-every", 0, "print the process's memory (RSS, Go heap, threads) at the start and every N reveals (0: never)")
+	fs.Uint64Var(&f.seed, "seed", uint64(time.Now().UnixNano()%1_000_000), "seed of the dice and the seats' play")
+	fs.DurationVar(&f.pace, "pace", 600*time.Millisecond, "pause before each move")
+	fs.StringVar(&f.level, "level", "strong", "the seats' play (engine/computer): random, threshold, beginner, strong-v1 or strong")
+	fs.StringVar(&f.board, "board", "line", "simulated board: line (after each move), stream (every frame) or off")
+	fs.BoolVar(&f.ansi, "color", false, "draw the board in colour (ANSI)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "keep the journal and MQTT store here (default: a temporary directory)")
+	fs.Float64Var(&f.doubt, "doubt", 0, "share of reveals (0 to 1) at which the camera misses one die, for the operator page (/operator) to fix")
+	fs.Var(&f.operatorAfter, "operator-after", `how long a reveal the camera cannot settle waits before the demo's own operator enters its dice; "off": a person does, at /operator`)
+	fs.DurationVar(&f.correctWindow, "correct-window", 0, "least time from a reveal to the next hand's first bid, the time a correction has (default: the pace, or 15s with --operator-after off)")
+	fs.BoolVar(&f.verbose, "v", false, "log the referee's work (info level) to standard error")
+}
+
+// check refuses a flag value the demo would refuse, as a usage error
+// (exit 2) in the words of what refuses it, and returns the preset's
+// options the flags give.
+func (f *demoFlags) check(fs *flag.FlagSet, stderr io.Writer) (opts map[string]any, code int, done bool) {
+	usage := func(format string, args ...any) (map[string]any, int, bool) {
+		return nil, usageError(fs, stderr, format, args...), true
+	}
+	if fs.NArg() != 0 {
+		return usage("stray argument %q", fs.Arg(0))
+	}
+	if _, ok := engine.Presets[f.rules]; !ok {
+		return usage("--rules %q: the presets are %s", f.rules, strings.Join(engine.PresetNames(), ", "))
+	}
+	if _, err := computer.New(f.level); err != nil {
+		return usage("--level: %v", err)
+	}
+	for _, n := range []struct {
+		name, want string
+		v          int64
+	}{
+		{"seats", "want 2 to 6 (0: the default)", int64(f.seats)},
+		{"games", "want 0 (no limit) or more", int64(f.games)},
+		{"reveals", "want 0 (no limit) or more", int64(f.reveals)},
+		{"memory-every", "want 0 (never) or more", int64(f.memoryEvery)},
+	} {
+		if n.v < 0 {
+			return usage("--%s %d: %s", n.name, n.v, n.want)
+		}
+	}
+	if f.pace < 0 {
+		return usage("--pace %v: want 0 or more", f.pace)
+	}
+	if f.options != "" {
+		if err := json.Unmarshal([]byte(f.options), &opts); err != nil {
+			return usage("--options: %v", err)
+		}
+		for k, v := range opts {
+			if x, ok := v.(float64); ok && x == float64(int(x)) {
+				opts[k] = int(x)
+			}
+		}
+	}
+	if msg := f.checkGame(opts); msg != "" {
+		return usage("%s", msg)
+	}
+	if msg := f.checkBrokerWebSocket(); msg != "" {
+		return usage("%s", msg)
+	}
+	switch {
+	case f.board != "line" && f.board != "stream" && f.board != "off":
+		return usage("--board %q: want line, stream or off", f.board)
+	case f.doubt < 0 || f.doubt > 1 || f.doubt != f.doubt:
+		return usage("--doubt %v: want a share from 0 to 1 (0.2: one reveal in five)", f.doubt)
+	}
+	if msg := f.checkListen(); msg != "" {
+		return usage("%s", msg)
+	}
+	switch {
+	case f.correctWindow < 0:
+		return usage("--correct-window %v: want 0 (the default) or more", f.correctWindow)
+	case f.duration < 0:
+		return usage("--duration %v: want 0 (until Ctrl-C) or more", f.duration)
+	}
+	return opts, 0, false
+}
+
+// checkGame says what is wrong with the seats and options as the engine
+// will take them ("" for nothing): a refusal is named once, in the
+// engine's words.
+func (f *demoFlags) checkGame(opts map[string]any) string {
+	p := engine.Presets[f.rules]
+	seats := f.seats
+	if seats == 0 {
+		seats = max(4, p.MinSeats)
+	}
+	if seats < p.MinSeats || seats > min(p.MaxSeats, 6) {
+		return fmt.Sprintf("--seats %d: %s is played here by %d to %d seats", seats, f.rules, p.MinSeats, min(p.MaxSeats, 6))
+	}
+	if opts == nil {
+		return ""
+	}
+	names := []string{"ann", "bob", "cy", "dee", "eve", "fay"}[:seats]
+	line, _ := json.Marshal(map[string]any{"type": "new_game", "rules": f.rules, "seats": names, "options": opts})
+	a, err := record.Decode(line)
+	if err == nil {
+		_, err = engine.NewTable().Apply(a)
+	}
+	if err == nil {
+		return ""
+	}
+	var rej *engine.Rejection
+	if errors.As(err, &rej) {
+		return fmt.Sprintf("--options %s: %s (%s takes %s)", f.options, rej.Message, f.rules, strings.Join(p.Takes, ", "))
+	}
+	return fmt.Sprintf("--options %s: %v (%s takes %s)", f.options, err, f.rules, strings.Join(p.Takes, ", "))
+}
+
+// checkBrokerWebSocket says what is wrong with --broker-websocket ("" for
+// nothing).
+func (f *demoFlags) checkBrokerWebSocket() string {
+	if f.brokerWS == "" {
+		return ""
+	}
+	u, err := url.Parse(f.brokerWS)
+	switch {
+	case f.broker == "":
+		return "--broker-websocket: only with --broker (the embedded broker serves its own)"
+	case err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "":
+		return fmt.Sprintf("--broker-websocket %q: want a ws:// or wss:// URL with a host", f.brokerWS)
+	}
+	return ""
+}
+
+// checkListen says what is wrong with the pages' and the embedded
+// broker's addresses ("" for nothing).
+func (f *demoFlags) checkListen() string {
+	if f.http != "" && f.http != "off" {
+		if err := checkAddr(f.http); err != nil {
+			return fmt.Sprintf("--http %q: %v (or off)", f.http, err)
+		}
+	}
+	if f.listen != "" {
+		if err := checkAddr(f.listen); err != nil {
+			return fmt.Sprintf("--listen %q: %v", f.listen, err)
+		}
+	}
+	return ""
 }
 
 // offDuration is a flag that is a positive duration or "off".

@@ -13,7 +13,7 @@ import (
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
-	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/camera"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -206,7 +206,7 @@ func replayReveal(preset string, labels []vision.Label, dice []vision.Die, rng *
 	right := outcomeOf(tab, truth, nil)
 	tab, _ = table()
 	t.reveals++
-	look := referee.CheckRead(dice, zones, want)
+	look := camera.CheckRead(dice, zones, want)
 	if look.OK {
 		tab, _ = table()
 		if got := outcomeOf(tab, look.Dice, nil); !reflect.DeepEqual(got, right) {
@@ -215,7 +215,7 @@ func replayReveal(preset string, labels []vision.Label, dice []vision.Die, rng *
 		return nil
 	}
 	t.doubted++
-	set, rej := tab.Settle(referee.SettleRead(dice, zones, want))
+	set, rej := tab.Settle(camera.SettleRead(dice, zones, want))
 	if rej != nil {
 		return fmt.Errorf("settling the read: %w", rej)
 	}

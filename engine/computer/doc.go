@@ -18,4 +18,11 @@
 // as a person's are. Arena plays seeded games between strategies through a
 // real engine.Table and measures their win rates; Exploit measures a level
 // by its exact best response in the solved games.
+//
+// Every computer move is chosen here: the referee's computer seats ask a
+// Strategy (with the table's view of the seat and a seeded source), and a
+// Player plays a seat from outside the referee, as the demo's players and
+// the tests' tables do with dice they roll themselves: NewPlayer plays a
+// level's strategy, Simple plays by plain expectation (record scripts).
+// Their moves are engine.Actions; record.Encode writes them as record lines.
 package computer

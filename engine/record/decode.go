@@ -184,6 +184,14 @@ func decodeStrict(b []byte) (engine.Action, error) {
 		}
 		return engine.Action{}, badInput("the line is not JSON: %v", err)
 	}
+	return actionOf(l)
+}
+
+// actionOf is the action of a line whose fields are all of their types:
+// a field its type needs that is missing, an option out of range, a
+// computer seat's insight or a bluff bonus out of range, or a seat given
+// null faces is refused.
+func actionOf(l line) (engine.Action, error) {
 	a := engine.Action{Type: *l.Type, Seat: deref(l.Seat)}
 	var missing string
 	need := func(ok bool, field string) {

@@ -196,30 +196,46 @@ func (s *fastScanner) container(object bool, depth int, field func(name, value [
 // decodeFast reads a line, already trimmed of white space, on the fast
 // path; ok is false when the strict path must read it.
 func decodeFast(b []byte) (a engine.Action, ok bool) {
-	var fields [maxFastFields]fastField
-	n := 0
-	s := fastScanner{b: b}
-	if len(b) == 0 || b[0] != '{' {
+	var buf [maxFastFields]fastField
+	fields, ok := scanFast(b, buf[:0])
+	if !ok {
 		return a, false
 	}
+	return fastAction(fields)
+}
+
+// scanFast reads the fields of a line, already trimmed of white space,
+// into fields, up to its capacity; ok is false when the line is not an
+// object the fast path reads, holds more fields, or repeats a name.
+func scanFast(b []byte, fields []fastField) (_ []fastField, ok bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return nil, false
+	}
+	s := fastScanner{b: b}
 	ok = s.container(true, 1, func(name, value []byte) bool {
-		if n == len(fields) {
+		if len(fields) == cap(fields) {
 			return false
 		}
-		for _, f := range fields[:n] {
+		for _, f := range fields {
 			if string(f.name) == string(name) {
 				return false
 			}
 		}
-		fields[n] = fastField{name, value}
-		n++
+		fields = append(fields, fastField{name, value})
 		return true
 	})
 	if !ok || s.i != len(b) {
-		return a, false
+		return nil, false
 	}
+	return fields, true
+}
+
+// fastAction reads the action of a line's fields on the fast path
+// (fields it does not know, as a command's id, are left out); ok is
+// false when the strict path must read the line.
+func fastAction(fields []fastField) (a engine.Action, ok bool) {
 	get := func(name string) []byte {
-		for _, f := range fields[:n] {
+		for _, f := range fields {
 			if string(f.name) == name {
 				return f.value
 			}

@@ -313,6 +313,14 @@ func (c Config) NewGameLine() []byte {
 	return b
 }
 
+// ReaderSettings are the table's own settings of its dice reader, beside
+// its calibration (calibration.NewTableReader): only star-board is played
+// with star dice.
+func (c Config) ReaderSettings() calibration.ReaderSettings {
+	return calibration.ReaderSettings{StarDice: c.Rules == "star-board", View: c.Camera.View,
+		DieSize: c.Camera.DieSize, MinConfidence: c.Camera.MinConfidence, Models: c.Camera.Models}
+}
+
 // Validate checks every setting and names each one that is wrong.
 func (c Config) Validate() error {
 	if err := c.validate(); err != nil {
@@ -322,103 +330,121 @@ func (c Config) Validate() error {
 }
 
 func (c Config) validate() error {
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	var p problems
+	c.checkGame(&p)
+	c.checkBroker(&p)
+	c.checkCamera(&p)
+	c.checkHardware(&p)
+	return errors.Join(p...)
+}
+
+// problems are the settings found wrong, in the order checked.
+type problems []error
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Errorf(format, args...)) }
+
+// checkGame checks the table, its rules, its state and its seats, and
+// the game they make as the engine will take it.
+func (c Config) checkGame(p *problems) {
 	if !mqtt.ValidTable(c.Table) {
-		bad("table: %q is not 1 to 64 letters, digits, - or _", c.Table)
+		p.add("table: %q is not 1 to 64 letters, digits, - or _", c.Table)
 	}
 	if _, ok := engine.Presets[c.Rules]; !ok {
-		bad("rules: no preset %q (presets: %s)", c.Rules, strings.Join(engine.PresetNames(), ", "))
+		p.add("rules: no preset %q (presets: %s)", c.Rules, strings.Join(engine.PresetNames(), ", "))
 	}
 	if c.StateDir == "" {
-		bad("state_dir: empty")
+		p.add("state_dir: empty")
 	}
 	if c.JournalSegmentLines < 1 {
-		bad("journal_segment_lines: %d; want 1 or more (%d by default)", c.JournalSegmentLines, journal.DefaultSegmentLines)
+		p.add("journal_segment_lines: %d; want 1 or more (%d by default)", c.JournalSegmentLines, journal.DefaultSegmentLines)
 	}
 	for _, s := range c.Seats {
 		if s.Computer && s.BluffBonus != 0 {
-			bad("seats: %s: a computer seat has insight, not a bluff bonus", s.Name)
+			p.add("seats: %s: a computer seat has insight, not a bluff bonus", s.Name)
 		}
 		if s.BluffBonus < -engine.MaxBluffBonus || s.BluffBonus > engine.MaxBluffBonus {
-			bad("seats: %s: bluff_bonus must be -%d to %d", s.Name, engine.MaxBluffBonus, engine.MaxBluffBonus)
+			p.add("seats: %s: bluff_bonus must be -%d to %d", s.Name, engine.MaxBluffBonus, engine.MaxBluffBonus)
 		}
 		if !s.Computer && (s.Level != "" || s.Insight != 0) {
-			bad("seats: %s has a level or insight but is not a computer seat (computer: true)", s.Name)
+			p.add("seats: %s has a level or insight but is not a computer seat (computer: true)", s.Name)
 		}
 		if s.Computer && s.Level != "" {
 			if _, err := computer.New(s.Level); err != nil {
-				bad("seats: %s: %v", s.Name, err)
+				p.add("seats: %s: %v", s.Name, err)
 			}
 		}
 		if s.Insight < 0 || s.Insight > engine.MaxInsight {
-			bad("seats: %s: insight must be 0 to %d", s.Name, engine.MaxInsight)
+			p.add("seats: %s: insight must be 0 to %d", s.Name, engine.MaxInsight)
 		}
 	}
 	if _, ok := engine.Presets[c.Rules]; ok && (len(c.Seats) > 0 || c.StartGame) {
 		// The engine checks names, count and options exactly as it will
 		// for the game itself.
 		if a, err := record.Decode(c.NewGameLine()); err != nil {
-			bad("rules/options/seats: %v", err)
+			p.add("rules/options/seats: %v", err)
 		} else if _, err := engine.NewTable().Apply(a); err != nil {
 			var rej *engine.Rejection
 			if errors.As(err, &rej) {
-				bad("rules/options/seats: %s", rej.Message)
+				p.add("rules/options/seats: %s", rej.Message)
 			} else {
-				bad("rules/options/seats: %v", err)
+				p.add("rules/options/seats: %v", err)
 			}
 		}
 	}
+}
+
+// checkBroker checks the broker's settings and the pages' address.
+func (c Config) checkBroker(p *problems) {
 	if c.Broker.URL != "" {
 		u, err := url.Parse(c.Broker.URL)
 		switch {
 		case err != nil:
-			bad("broker.url: %v", err)
+			p.add("broker.url: %v", err)
 		case u.Scheme != "tcp" && u.Scheme != "ssl" && u.Scheme != "tls" && u.Scheme != "mqtt" && u.Scheme != "mqtts" && u.Scheme != "ws" && u.Scheme != "wss":
-			bad("broker.url: scheme %q (want tcp, ssl, ws or wss)", u.Scheme)
+			p.add("broker.url: scheme %q (want tcp, ssl, ws or wss)", u.Scheme)
 		case u.Host == "":
-			bad("broker.url: %q names no host", c.Broker.URL)
+			p.add("broker.url: %q names no host", c.Broker.URL)
 		}
 	}
 	if ws := c.Broker.WebSocket; ws != "" {
 		u, err := url.Parse(ws)
 		switch {
 		case c.Broker.URL == "":
-			bad("broker.websocket: only with an external broker (broker.url); the embedded broker's is broker.embedded.websocket")
+			p.add("broker.websocket: only with an external broker (broker.url); the embedded broker's is broker.embedded.websocket")
 		case err != nil:
-			bad("broker.websocket: %v", err)
+			p.add("broker.websocket: %v", err)
 		case u.Scheme != "ws" && u.Scheme != "wss":
-			bad("broker.websocket: %q is not a ws:// or wss:// URL", ws)
+			p.add("broker.websocket: %q is not a ws:// or wss:// URL", ws)
 		case u.Host == "":
-			bad("broker.websocket: %q names no host", ws)
+			p.add("broker.websocket: %q names no host", ws)
 		}
 	}
 	if pu := c.Web.PublicURL; pu != "" {
 		u, err := url.Parse(pu)
 		switch {
 		case err != nil:
-			bad("web.public_url: %v", err)
+			p.add("web.public_url: %v", err)
 		case u.Scheme != "http" && u.Scheme != "https":
-			bad("web.public_url: %q is not an http:// or https:// URL", pu)
+			p.add("web.public_url: %q is not an http:// or https:// URL", pu)
 		case u.Host == "":
-			bad("web.public_url: %q names no host", pu)
+			p.add("web.public_url: %q names no host", pu)
 		case u.RawQuery != "" || u.Fragment != "":
-			bad("web.public_url: %q has a query or a fragment; give the pages' address only", pu)
+			p.add("web.public_url: %q has a query or a fragment; give the pages' address only", pu)
 		}
 	}
 	if c.Broker.CAFile != "" {
 		// Read as the MQTT client reads it: a file that holds no
 		// certificate is refused here, not at start.
 		if _, err := mqtt.CertPool(c.Broker.CAFile); err != nil {
-			bad("broker.ca_file: %v", err)
+			p.add("broker.ca_file: %v", err)
 		}
 	}
 	if strings.ContainsAny(c.Broker.Prefix, "+#/") {
-		bad("broker.prefix: %q must be one topic level without wildcards", c.Broker.Prefix)
+		p.add("broker.prefix: %q must be one topic level without wildcards", c.Broker.Prefix)
 	}
 	if c.Broker.URL == "" {
 		if err := checkAddr(c.Broker.Embedded.Listen); err != nil {
-			bad("broker.embedded.listen: %v", err)
+			p.add("broker.embedded.listen: %v", err)
 		}
 		ws := c.Broker.Embedded.WebSocket
 		if ws == "off" {
@@ -426,38 +452,42 @@ func (c Config) validate() error {
 		}
 		if ws != "" {
 			if err := checkAddr(ws); err != nil {
-				bad("broker.embedded.websocket: %v", err)
+				p.add("broker.embedded.websocket: %v", err)
 			}
 		}
 		// The broker's own rule, so that --check refuses what the broker
 		// would refuse at start.
 		if err := mqtt.CheckExposure(c.Broker.Embedded.Listen, ws, c.Broker.Embedded.Users); err != nil {
-			bad("broker.embedded.users: %v", err)
+			p.add("broker.embedded.users: %v", err)
 		}
 		if mqtt.Exposed(c.Broker.Embedded.Listen, ws) {
 			for _, name := range slices.Sorted(maps.Keys(c.Broker.Embedded.Users)) {
 				if c.Broker.Embedded.Users[name] == ExamplePassword {
-					bad("broker.embedded.users: %s has the example configuration's password %q, and the broker listens beyond loopback: choose another", name, ExamplePassword)
+					p.add("broker.embedded.users: %s has the example configuration's password %q, and the broker listens beyond loopback: choose another", name, ExamplePassword)
 				}
 			}
 		}
 	}
+}
+
+// checkCamera checks the camera and how its dice are assigned to seats.
+func (c Config) checkCamera(p *problems) {
 	switch c.Camera.View {
 	case "top", "bottom":
 	default:
-		bad("camera.view: %q (want top or bottom)", c.Camera.View)
+		p.add("camera.view: %q (want top or bottom)", c.Camera.View)
 	}
 	if c.Camera.MinConfidence < 0 || c.Camera.MinConfidence > 1 {
-		bad("camera.min_confidence: %v is not 0 to 1", c.Camera.MinConfidence)
+		p.add("camera.min_confidence: %v is not 0 to 1", c.Camera.MinConfidence)
 	}
 	if c.Camera.DieSize < 0 || c.Camera.MaxSeatDistance < 0 {
-		bad("camera: die_size and max_seat_distance must not be negative")
+		p.add("camera: die_size and max_seat_distance must not be negative")
 	}
 	if c.Camera.Retry < 0 {
-		bad("camera.retry: %v is negative", c.Camera.Retry)
+		p.add("camera.retry: %v is negative", c.Camera.Retry)
 	}
 	if c.Camera.Source != "" && len(c.Seats) == 0 && c.Calibration == "" {
-		bad("camera: a camera needs seats with positions (or a calibration) to assign dice to seats")
+		p.add("camera: a camera needs seats with positions (or a calibration) to assign dice to seats")
 	}
 	if c.Camera.Source != "" && c.Calibration == "" {
 		// Without calibration each die goes to the nearest seat: two seats
@@ -467,45 +497,48 @@ func (c Config) validate() error {
 			if s.Computer { // the camera reads no computer seat's dice
 				continue
 			}
-			p := [2]float64{s.X, s.Y}
-			if other, ok := at[p]; ok {
-				bad("seats: %s and %s are both at x %v, y %v: with a camera and no calibration, each seat needs its own position", other, s.Name, s.X, s.Y)
+			xy := [2]float64{s.X, s.Y}
+			if other, ok := at[xy]; ok {
+				p.add("seats: %s and %s are both at x %v, y %v: with a camera and no calibration, each seat needs its own position", other, s.Name, s.X, s.Y)
 			}
-			at[p] = s.Name
+			at[xy] = s.Name
 		}
 	}
+}
+
+// checkHardware checks the calibration file, the board and the logs.
+func (c Config) checkHardware(p *problems) {
 	if c.Calibration != "" {
 		// Read as the daemon reads it at start: a file that is not a
 		// calibration file, or of another version, is refused here.
 		if _, err := os.Stat(c.Calibration); err != nil {
-			bad("calibration: %v", err)
+			p.add("calibration: %v", err)
 		} else if _, err := calibration.Load(c.Calibration); err != nil {
-			bad("calibration: %s: %s", c.Calibration, strings.TrimPrefix(err.Error(), "calibration: "))
+			p.add("calibration: %s: %s", c.Calibration, strings.TrimPrefix(err.Error(), "calibration: "))
 		}
 	}
 	if c.Board != nil {
 		if err := c.Board.Validate(); err != nil {
-			bad("board: %v", err)
+			p.add("board: %v", err)
 		}
 		// The board shows seats and reads their buttons by name: a person's
 		// seat the board does not name would have neither.
 		for _, s := range c.Seats {
 			if !s.Computer && !slices.Contains(c.Board.Seats, s.Name) {
-				bad("board.seats: %s is a seat of the table but not of the board (board seats: %s)", s.Name, strings.Join(c.Board.Seats, ", "))
+				p.add("board.seats: %s is a seat of the table but not of the board (board seats: %s)", s.Name, strings.Join(c.Board.Seats, ", "))
 			}
 		}
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
-		bad("log.level: %q (want debug, info, warn or error)", c.Log.Level)
+		p.add("log.level: %q (want debug, info, warn or error)", c.Log.Level)
 	}
 	switch c.Log.Format {
 	case "text", "json":
 	default:
-		bad("log.format: %q (want text or json)", c.Log.Format)
+		p.add("log.format: %q (want text or json)", c.Log.Format)
 	}
-	return errors.Join(errs...)
 }
 
 func checkAddr(addr string) error {

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	unknownField = regexp.MustCompile("^line (\\d+): field (.+) not found in type (\\S+)$")
+	unknownField = regexp.MustCompile(`^line (\d+): field (.+) not found in type (\S+)$`)
 	wrongType    = regexp.MustCompile("^line (\\d+): cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
 )
 

@@ -20,6 +20,7 @@ import (
 	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/hardware"
 	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/camera"
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/daemon"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
@@ -224,7 +225,7 @@ func TestCalibratedCameraSettings(t *testing.T) {
 	withControls := &controlCamera{}
 	for _, tc := range []struct {
 		name    string
-		cam     referee.Camera
+		cam     camera.Source
 		wantSet map[gocv.VideoCaptureProperties]float64
 		wantLog string
 	}{
@@ -233,9 +234,9 @@ func TestCalibratedCameraSettings(t *testing.T) {
 			gocv.VideoCaptureAutoExposure: 1, gocv.VideoCaptureExposure: 156,
 			gocv.VideoCaptureAutoWB: 0, gocv.VideoCaptureWBTemperature: 4600,
 			gocv.VideoCaptureAutoFocus: 0, gocv.VideoCaptureFocus: 30,
-		}, `level=INFO msg="daemon: the calibration's camera settings applied" width=1280 height=720 exposure=156 white_balance=4600 focus=30`},
+		}, `level=INFO msg="calibration: the calibration's camera settings applied" width=1280 height=720 exposure=156 white_balance=4600 focus=30`},
 		{"a camera without controls", plainCamera{}, nil,
-			`level=DEBUG msg="daemon: the camera takes no controls; the calibration's camera settings are not applied"`},
+			`level=DEBUG msg="calibration: the camera takes no controls; the calibration's camera settings are not applied"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := testConfig(t, "")

@@ -34,7 +34,7 @@ func TestCommandHandlerAcksOnlyAnswered(t *testing.T) {
 			var mu sync.Mutex
 			var replies []string
 			acked := make(chan struct{}, 1)
-			submit := func(payload []byte, redelivered bool, reply func(referee.Reply)) error {
+			submit := func(in referee.Input, reply func(referee.Reply)) error {
 				if c.submitErr != nil {
 					return c.submitErr
 				}

@@ -666,7 +666,7 @@ func TestRepliesAndRetainedCommands(t *testing.T) {
 	sub.Wait(t, 10*time.Second, "the retained new_game's reply", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"r"`) != nil })
 	sub.Publish(t, cmd, []byte(`{"id":"a","type":"bid","seat":"ann","quantity":1,"face":2}`))
 	sub.Publish(t, cmd, []byte(`{"id":"x","type":"bid","seat":"ann","quantity":1,"face":2}`))
-	ms := sub.Wait(t, 10*time.Second, "two replies", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"x"`) != nil })
+	sub.Wait(t, 10*time.Second, "two replies", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"x"`) != nil })
 	want := map[string]string{`"r"`: `{"id":"r","ok":true}`, `"a"`: `{"id":"a","ok":true}`,
 		`"x"`: `{"id":"x","ok":false,"reason":"not_your_turn","message":"it is bob's turn, not ann's"}`}
 	for _, m := range sub.On(reply) {
@@ -698,7 +698,7 @@ func TestRepliesAndRetainedCommands(t *testing.T) {
 	d.stop(t)
 	runDaemon(t, c)
 	sub.Publish(t, cmd, []byte(`{"id":"b","type":"bid","seat":"bob","quantity":2,"face":2}`))
-	ms = sub.Wait(t, 10*time.Second, "bob's reply", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"b"`) != nil })
+	ms := sub.Wait(t, 10*time.Second, "bob's reply", func(ms []mqtttest.Message) bool { return replyTo(ms, reply, `"b"`) != nil })
 	if r := replyTo(ms, reply, `"b"`); r["ok"] != true {
 		t.Errorf("bob's bid after the restart: %v; want it taken (the game went on)", r)
 	}

@@ -21,10 +21,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
+	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/daemon"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
-	"github.com/liarsd/liarsd/referee/seats"
 )
 
 // childEnv names the configuration file a re-executed test binary runs the
@@ -139,7 +140,7 @@ type tableDriver struct {
 	seq  int // commands sent
 	hand string
 	dice map[string][]int
-	play map[string]seats.Player
+	play map[string]computer.Player
 	// presets, when set, are the rules of the games the driver starts, in
 	// turn (common-hand only when empty).
 	presets []string
@@ -242,8 +243,8 @@ func (d *tableDriver) step(t *testing.T) {
 		if !ok {
 			return
 		}
-		v := seats.View{Snapshot: s, Seat: *s.Turn, Dice: d.dice[*s.Turn]}
-		line = p.Act(v).Line()
+		v := computer.View{Snapshot: s, Seat: *s.Turn, Dice: d.dice[*s.Turn]}
+		line = record.Encode(p.Act(v))
 	default:
 		return
 	}
@@ -354,9 +355,9 @@ func killTable(t *testing.T, seed uint64, presets []string) (c config.Config, di
 	cfgPath = writeDaemonConfig(t, dir, c)
 	sub = mqtttest.Subscribe(t, m.URL(), "watcher", "liarsdice/t1/#")
 	rng := rand.New(rand.NewPCG(seed, uint64(time.Now().UnixNano())))
-	drv = &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: presets}
+	drv = &tableDriver{sub: sub, rng: rng, play: map[string]computer.Player{}, presets: presets}
 	for i, s := range []string{"ann", "bob", "cy"} {
-		drv.play[s] = seats.NewSimple(uint64(i))
+		drv.play[s] = computer.NewSimple(uint64(i))
 	}
 	return c, dir, cfgPath, sub, drv
 }

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/journal"
 	"github.com/liarsd/liarsd/referee/mqtt/mqtttest"
-	"github.com/liarsd/liarsd/referee/seats"
 )
 
 // The soak's settings, from the environment (make soak sets them):
@@ -268,9 +268,9 @@ func soak(t *testing.T, mosquitto bool, kills int, kill9 bool) soakFigures {
 	rng := rand.New(rand.NewPCG(36, uint64(time.Now().UnixNano())))
 	// The commands go through clients that never send one again (as
 	// mosquitto_pub -q 1): what the broker acknowledged must be journaled.
-	drv := &tableDriver{sub: sub, rng: rng, play: map[string]seats.Player{}, presets: engine.PresetNames(), once: newOncePublisher(url, "driver")}
+	drv := &tableDriver{sub: sub, rng: rng, play: map[string]computer.Player{}, presets: engine.PresetNames(), once: newOncePublisher(url, "driver")}
 	for i, s := range []string{"ann", "bob", "cy"} {
-		drv.play[s] = seats.NewSimple(uint64(i))
+		drv.play[s] = computer.NewSimple(uint64(i))
 	}
 	// A second client sends a refused command about 15 times a second
 	// throughout, stops and restarts included: each is journaled and

@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,8 +9,9 @@ import (
 	"time"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
+	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee"
-	"github.com/liarsd/liarsd/referee/seats"
 )
 
 // Driver plays every seat of the demo: it rolls the physical dice at each
@@ -21,7 +21,7 @@ import (
 type Driver struct {
 	Ref     *referee.Referee
 	Table   *Table
-	Players map[string]seats.Player
+	Players map[string]computer.Player
 	// NewGame is the record line that starts each game.
 	NewGame func(game int) []byte
 	// Pace is the pause before each move, so people can follow.
@@ -88,15 +88,11 @@ type Tally struct {
 }
 
 func (t *Tally) add(ch referee.Change) {
-	var r struct {
-		Unconfirmed map[string][]int `json:"unconfirmed"`
-	}
-	_ = json.Unmarshal(ch.Line, &r)
 	t.Reveals++
 	switch {
 	case ch.Source != referee.SourceCamera:
 		t.Looked++
-	case len(r.Unconfirmed) > 0:
+	case len(ch.Action.Unconfirmed) > 0:
 		t.Unconfirmed++
 	default:
 		t.Confident++
@@ -143,11 +139,7 @@ func (d *Driver) Run(ctx context.Context) {
 // hand rolls every seat's dice, and an opening roll (star-board) rolls the
 // dice of the seats still tied for the first opener.
 func (d *Driver) lay(ch referee.Change) {
-	var a struct {
-		Type string `json:"type"`
-		Seat string `json:"seat"`
-	}
-	_ = json.Unmarshal(ch.Line, &a)
+	a := ch.Action
 	switch a.Type {
 	case engine.ActNewGame:
 		d.Table.Roll(nil, ch.Snapshot.Sides)
@@ -173,11 +165,7 @@ func (d *Driver) lay(ch referee.Change) {
 func (d *Driver) note(ch referee.Change) {
 	d.version++
 	d.snap = ch.Snapshot
-	var a struct {
-		Type string `json:"type"`
-		Seat string `json:"seat"`
-	}
-	_ = json.Unmarshal(ch.Line, &a)
+	a := ch.Action
 	switch {
 	case ch.Snapshot.Bid == nil:
 		d.bids = nil
@@ -217,8 +205,7 @@ func (d *Driver) act(ctx context.Context) bool {
 				kind = engine.ActOpeningRoll
 			}
 			d.Say("operator: the camera needs a look; entering the %s by hand", strings.ReplaceAll(kind, "_", " "))
-			b, _ := json.Marshal(map[string]any{"type": kind, "dice": d.Table.All()})
-			d.do(ctx, b, referee.SourceOperator)
+			d.do(ctx, record.Encode(engine.Action{Type: kind, Dice: d.Table.All()}), referee.SourceOperator)
 		}
 		return false
 	}
@@ -239,8 +226,7 @@ func (d *Driver) act(ctx context.Context) bool {
 		d.startGame(ctx)
 	case engine.PhaseOpening: // no camera: the operator enters the roll
 		d.acted = d.version
-		b, _ := json.Marshal(map[string]any{"type": engine.ActOpeningRoll, "dice": d.Table.All()})
-		d.do(ctx, b, referee.SourceOperator)
+		d.do(ctx, record.Encode(engine.Action{Type: engine.ActOpeningRoll, Dice: d.Table.All()}), referee.SourceOperator)
 	case engine.PhaseBidding:
 		if s.Turn == nil || !d.inPlay(*s.Turn) {
 			return false
@@ -339,17 +325,17 @@ func (d *Driver) move(ctx context.Context, seat string) {
 	if p == nil {
 		return
 	}
-	v := seats.View{Snapshot: d.snap, Seat: seat, Dice: d.Table.Dice(seat), Bids: slices.Clone(d.bids)}
+	v := computer.View{Snapshot: d.snap, Seat: seat, Dice: d.Table.Dice(seat), Bids: slices.Clone(d.bids)}
 	m := p.Act(v)
-	rep := d.do(ctx, m.Line(), referee.SourceSeat+":"+seat)
+	rep := d.do(ctx, record.Encode(m), referee.SourceSeat+":"+seat)
 	if !rep.OK {
 		if rep.Reason == engine.NotYourTurn || rep.Reason == engine.NotNow || rep.Reason == engine.NoGame {
 			return // the table is not where the seat thought: nothing to fall back on
 		}
 		// A simple player may misjudge a rule; fall back on a move that is
 		// always open to the seat whose turn it is.
-		for _, fb := range []seats.Move{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
-			if d.do(ctx, fb.Line(), referee.SourceSeat+":"+seat).OK {
+		for _, fb := range []engine.Action{{Type: engine.ActChallenge, Seat: seat}, {Type: engine.ActFold, Seat: seat}, {Type: engine.ActAllIn, Seat: seat}} {
+			if d.do(ctx, record.Encode(fb), referee.SourceSeat+":"+seat).OK {
 				return
 			}
 		}
@@ -357,8 +343,8 @@ func (d *Driver) move(ctx context.Context, seat string) {
 	}
 	if m.Type == engine.ActBid {
 		if show := p.ShowAfter(v, m); len(show) > 0 {
-			sm := seats.Move{Type: engine.ActShow, Seat: seat, Shown: show}
-			if d.do(ctx, sm.Line(), referee.SourceSeat+":"+seat).OK {
+			sm := engine.Action{Type: engine.ActShow, Seat: seat, Shown: show}
+			if d.do(ctx, record.Encode(sm), referee.SourceSeat+":"+seat).OK {
 				d.Table.Show(seat, show)
 				d.warm()
 			}
@@ -380,16 +366,7 @@ func (d *Driver) do(ctx context.Context, line []byte, source string) referee.Rep
 // narrate tells people what an accepted input did. It holds no hidden
 // die: inputs are public (a reveal is the reveal), events are public.
 func (d *Driver) narrate(ch referee.Change, typ, seat string) {
-	var a struct {
-		Quantity    int              `json:"quantity"`
-		Face        int              `json:"face"`
-		Shown       []int            `json:"shown"`
-		Dice        map[string][]int `json:"dice"`
-		Unconfirmed map[string][]int `json:"unconfirmed"`
-		Rules       string           `json:"rules"`
-		Seats       []string         `json:"seats"`
-	}
-	_ = json.Unmarshal(ch.Line, &a)
+	a := ch.Action
 	star := ch.Snapshot.StarDie
 	switch typ {
 	case engine.ActNewGame:

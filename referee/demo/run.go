@@ -18,12 +18,12 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/hardware"
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/config"
 	"github.com/liarsd/liarsd/referee/daemon"
 	"github.com/liarsd/liarsd/referee/mqtt"
-	"github.com/liarsd/liarsd/referee/seats"
 	"github.com/liarsd/liarsd/referee/tuning"
 	"github.com/liarsd/liarsd/vision"
 )
@@ -100,56 +100,12 @@ const DefaultPersonWindow = 15 * time.Second
 
 // Run plays the demo until ctx is done or the games are played.
 func Run(ctx context.Context, o Options) error {
-	if o.Rules == "" {
-		o.Rules = "star-board"
+	o, p, err := o.withDefaults()
+	if err != nil {
+		return err
 	}
-	p, ok := engine.Presets[o.Rules]
-	if !ok {
-		return fmt.Errorf("demo: no preset %q (presets: %s)", o.Rules, strings.Join(engine.PresetNames(), ", "))
-	}
-	if o.Seats == 0 {
-		o.Seats = max(4, p.MinSeats)
-	}
-	if o.Seats < p.MinSeats || o.Seats > min(p.MaxSeats, 6) {
-		return fmt.Errorf("demo: %s is played here by %d to %d seats, not %d", o.Rules, p.MinSeats, min(p.MaxSeats, 6), o.Seats)
-	}
-	if o.Pace < 0 {
-		return errors.New("demo: negative pace")
-	}
-	if o.Doubt < 0 || o.Doubt > 1 || o.Doubt != o.Doubt {
-		return fmt.Errorf("demo: doubt %v: want a share from 0 to 1", o.Doubt)
-	}
-	if o.OperatorAfter == 0 {
-		o.OperatorAfter = 3 * time.Second
-	}
-	if o.CorrectWindow < 0 {
-		return fmt.Errorf("demo: correction window %v: want 0 or more", o.CorrectWindow)
-	}
-	if o.CorrectWindow == 0 && o.OperatorAfter < 0 {
-		o.CorrectWindow = DefaultPersonWindow
-	}
-	if o.Table == "" {
-		o.Table = "demo"
-	}
-	if o.Out == nil {
-		o.Out = os.Stdout
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	if o.BoardMode == "" {
-		o.BoardMode = "line"
-	}
-	names := []string{"ann", "bob", "cy", "dee", "eve", "fay"}[:o.Seats]
-	dice := p.Dice
-	if p.FixedDice > 0 {
-		dice = 5 // kids grow to five dice; room for them
-	}
-	if v, ok := o.Options["dice"].(int); ok && v > 0 {
-		dice = v
-	}
+	names := seatNames[:o.Seats]
 	layout := Layout{Width: imageSize.X, Height: imageSize.Y, DieSize: 44, Seats: names}
-
 	stateDir := o.StateDir
 	if stateDir == "" {
 		d, err := os.MkdirTemp("", "liarsd-demo-")
@@ -159,109 +115,18 @@ func Run(ctx context.Context, o Options) error {
 		defer os.RemoveAll(d)
 		stateDir = d
 	}
-	c := config.Default()
-	c.Table, c.Rules, c.Options, c.StateDir = o.Table, o.Rules, o.Options, stateDir
-	for _, pos := range layout.Positions() {
-		// The demo's players roll real (simulated) dice that the camera
-		// reads: to the referee they are people at the table.
-		c.Seats = append(c.Seats, config.Seat{Name: pos.Name, X: pos.X, Y: pos.Y})
+	c, httpAddr, err := tableConfig(o, p, layout, stateDir)
+	if err != nil {
+		return err
 	}
-	c.Broker.URL, c.Broker.Username, c.Broker.Password = o.Broker, o.Username, o.Password
-	c.Broker.WebSocket = o.BrokerWebSocket
-	c.Broker.Embedded.WebSocket = "off"
-	httpAddr := o.HTTP
-	if httpAddr == "" {
-		httpAddr = freeOr("127.0.0.1:8080")
-	}
-	if o.Broker == "" && httpAddr != "off" {
-		c.Broker.Embedded.WebSocket = freeOr("127.0.0.1:1884")
-	}
-	if o.Broker == "" {
-		listen := o.Listen
-		if listen == "" {
-			listen = "127.0.0.1:1883"
-			if l, err := net.Listen("tcp", listen); err != nil {
-				listen = "127.0.0.1:0" // 1883 is taken (a system Mosquitto): any free port
-			} else {
-				l.Close()
-			}
-		}
-		c.Broker.Embedded.Listen = listen
-	}
-	c.Camera.Retry = 400 * time.Millisecond
-	track := dice * o.Seats
-	stars := 0
-	if p.StarDie || p.WildOnes {
-		// Star-board's star spaces; perudo's ones bids stand on them.
-		stars = track / 2
-	}
-	c.Board = &hardware.Config{Driver: hardware.DriverSim, Seats: names,
-		Track: hardware.TrackConfig{NumberSpaces: track, StarSpaces: stars}}
-	if err := c.Validate(); err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-
 	out := newNarrator(o.Out, o.BoardMode)
 	table := NewTable(o.Seed)
 	cam := NewCamera(table, layout, p.StarDie, o.Seed)
 	cam.Doubt = o.Doubt
 	defer cam.Close()
-	drv := NewDriver()
-	drv.Camera = cam
-	drv.Table = table
-	drv.Pace = o.Pace
-	drv.Games = o.Games
-	drv.OperatorAfter = max(o.OperatorAfter, 0)
-	drv.CorrectWindow = o.CorrectWindow
-	drv.Reveals = o.Reveals
-	if o.MemoryEvery > 0 {
-		start := time.Now()
-		report := func(n int) {
-			m, err := tuning.ReadMemory()
-			if err != nil {
-				out.say("memory: %v", err)
-				return
-			}
-			out.say("memory after %d reveals (%.0f s): %v", n, time.Since(start).Seconds(), m)
-		}
-		report(0)
-		drv.Revealed = func(n int) {
-			if n%o.MemoryEvery == 0 {
-				report(n)
-			}
-		}
-	}
-	drv.Say = out.say
-	drv.Players = map[string]seats.Player{}
-	if o.Level == "" {
-		o.Level = "strong"
-	}
-	for i, n := range names {
-		p, err := seats.NewComputer(o.Level, o.Seed*31+uint64(i)+1)
-		if err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		drv.Players[n] = p
-	}
-	drv.NewGame = func(game int) []byte {
-		line := map[string]any{"type": "new_game", "rules": o.Rules, "seats": names, "seed": int64(o.Seed*1000 + uint64(game))}
-		if len(o.Options) > 0 {
-			line["options"] = o.Options
-		}
-		b, _ := json.Marshal(line)
-		return b
-	}
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var watch *watcher
-	var wg sync.WaitGroup
-	var boardOut io.Writer
-	switch o.BoardMode {
-	case "stream":
-		boardOut = o.Out
-	case "line":
-		boardOut = out
+	drv, err := newDriver(o, table, cam, out, names)
+	if err != nil {
+		return err
 	}
 	// The reader's die size is the die's extent as seen: a die lies at any
 	// turn, on average 1.27 times as wide as its side.
@@ -270,12 +135,13 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer reader.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var watch *watcher
+	var wg sync.WaitGroup
 	err = daemon.Run(ctx, c, daemon.Options{
-		Logger: o.Logger, Camera: cam,
-		Reader:    reader,
-		Observe:   drv.Observe,
-		SimOutput: boardOut, ANSI: o.ANSI,
-		HTTP: httpAddr,
+		Logger: o.Logger, Camera: cam, Reader: reader, Observe: drv.Observe,
+		SimOutput: boardOutput(o, out), ANSI: o.ANSI, HTTP: httpAddr,
 		WebStarted: func(url string) {
 			out.say("liarsd demo: the scoreboard is at %s (all tables: %svenue; the operator: %soperator)", url, url, url)
 			if o.WebStarted != nil {
@@ -304,6 +170,173 @@ func Run(ctx context.Context, o Options) error {
 	out.say("%s", drv.Tally())
 	out.close()
 	return err
+}
+
+// seatNames are the demo's players, in their seats' order.
+var seatNames = []string{"ann", "bob", "cy", "dee", "eve", "fay"}
+
+// withDefaults fills what o leaves out and checks what it gives, with the
+// preset it names.
+func (o Options) withDefaults() (Options, *engine.Preset, error) {
+	if o.Rules == "" {
+		o.Rules = "star-board"
+	}
+	p, ok := engine.Presets[o.Rules]
+	if !ok {
+		return o, nil, fmt.Errorf("demo: no preset %q (presets: %s)", o.Rules, strings.Join(engine.PresetNames(), ", "))
+	}
+	if o.Seats == 0 {
+		o.Seats = max(4, p.MinSeats)
+	}
+	switch {
+	case o.Seats < p.MinSeats || o.Seats > min(p.MaxSeats, len(seatNames)):
+		return o, nil, fmt.Errorf("demo: %s is played here by %d to %d seats, not %d", o.Rules, p.MinSeats, min(p.MaxSeats, len(seatNames)), o.Seats)
+	case o.Pace < 0:
+		return o, nil, errors.New("demo: negative pace")
+	case o.Doubt < 0 || o.Doubt > 1 || o.Doubt != o.Doubt:
+		return o, nil, fmt.Errorf("demo: doubt %v: want a share from 0 to 1", o.Doubt)
+	case o.CorrectWindow < 0:
+		return o, nil, fmt.Errorf("demo: correction window %v: want 0 or more", o.CorrectWindow)
+	}
+	if o.OperatorAfter == 0 {
+		o.OperatorAfter = 3 * time.Second
+	}
+	if o.CorrectWindow == 0 && o.OperatorAfter < 0 {
+		o.CorrectWindow = DefaultPersonWindow
+	}
+	if o.Table == "" {
+		o.Table = "demo"
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if o.BoardMode == "" {
+		o.BoardMode = "line"
+	}
+	if o.Level == "" {
+		o.Level = "strong"
+	}
+	return o, p, nil
+}
+
+// tableConfig is the demo table's configuration and the pages' address:
+// its seats as the layout places them (people to the referee: the camera
+// reads their dice), the broker and the pages on free addresses, a quick
+// retry of the camera and a simulated board whose track holds every die.
+func tableConfig(o Options, p *engine.Preset, layout Layout, stateDir string) (c config.Config, httpAddr string, err error) {
+	c = config.Default()
+	c.Table, c.Rules, c.Options, c.StateDir = o.Table, o.Rules, o.Options, stateDir
+	for _, pos := range layout.Positions() {
+		c.Seats = append(c.Seats, config.Seat{Name: pos.Name, X: pos.X, Y: pos.Y})
+	}
+	c.Broker.URL, c.Broker.Username, c.Broker.Password = o.Broker, o.Username, o.Password
+	c.Broker.WebSocket = o.BrokerWebSocket
+	c.Broker.Embedded.WebSocket = "off"
+	httpAddr = o.HTTP
+	if httpAddr == "" {
+		httpAddr = freeOr("127.0.0.1:8080")
+	}
+	if o.Broker == "" && httpAddr != "off" {
+		c.Broker.Embedded.WebSocket = freeOr("127.0.0.1:1884")
+	}
+	if o.Broker == "" {
+		c.Broker.Embedded.Listen = o.Listen
+		if c.Broker.Embedded.Listen == "" {
+			// 1883 may be taken (a system Mosquitto): then any free port.
+			c.Broker.Embedded.Listen = freeOr("127.0.0.1:1883")
+		}
+	}
+	c.Camera.Retry = 400 * time.Millisecond
+	track := diceEach(o, p) * o.Seats
+	stars := 0
+	if p.StarDie || p.WildOnes {
+		// Star-board's star spaces; perudo's ones bids stand on them.
+		stars = track / 2
+	}
+	c.Board = &hardware.Config{Driver: hardware.DriverSim, Seats: layout.Seats,
+		Track: hardware.TrackConfig{NumberSpaces: track, StarSpaces: stars}}
+	if err := c.Validate(); err != nil {
+		return c, "", fmt.Errorf("demo: %w", err)
+	}
+	return c, httpAddr, nil
+}
+
+// diceEach is the most dice a seat holds in the demo's games.
+func diceEach(o Options, p *engine.Preset) int {
+	dice := p.Dice
+	if p.FixedDice > 0 {
+		dice = 5 // kids grow to five dice; room for them
+	}
+	if v, ok := o.Options["dice"].(int); ok && v > 0 {
+		dice = v
+	}
+	return dice
+}
+
+// newDriver makes the demo's driver: the players of its seats at the
+// level o names, its pace, its operator and its narration.
+func newDriver(o Options, table *Table, cam *Camera, out *narrator, names []string) (*Driver, error) {
+	drv := NewDriver()
+	drv.Camera, drv.Table = cam, table
+	drv.Pace, drv.Games, drv.Reveals = o.Pace, o.Games, o.Reveals
+	drv.OperatorAfter = max(o.OperatorAfter, 0)
+	drv.CorrectWindow = o.CorrectWindow
+	if o.MemoryEvery > 0 {
+		drv.Revealed = memoryReport(o.MemoryEvery, out)
+	}
+	drv.Say = out.say
+	drv.Players = map[string]computer.Player{}
+	for i, n := range names {
+		p, err := computer.NewPlayer(o.Level, o.Seed*31+uint64(i)+1)
+		if err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+		drv.Players[n] = p
+	}
+	drv.NewGame = func(game int) []byte {
+		line := map[string]any{"type": "new_game", "rules": o.Rules, "seats": names, "seed": int64(o.Seed*1000 + uint64(game))}
+		if len(o.Options) > 0 {
+			line["options"] = o.Options
+		}
+		b, _ := json.Marshal(line)
+		return b
+	}
+	return drv, nil
+}
+
+// memoryReport prints the process's memory now and after every nth
+// reveal.
+func memoryReport(every int, out *narrator) func(reveals int) {
+	start := time.Now()
+	report := func(n int) {
+		m, err := tuning.ReadMemory()
+		if err != nil {
+			out.say("memory: %v", err)
+			return
+		}
+		out.say("memory after %d reveals (%.0f s): %v", n, time.Since(start).Seconds(), m)
+	}
+	report(0)
+	return func(n int) {
+		if n%every == 0 {
+			report(n)
+		}
+	}
+}
+
+// boardOutput is where the simulated board is drawn: every frame
+// (stream), after each narrated line (line), or nowhere (off).
+func boardOutput(o Options, out *narrator) io.Writer {
+	switch o.BoardMode {
+	case "stream":
+		return o.Out
+	case "line":
+		return out
+	}
+	return nil
 }
 
 // narrator prints the game for people, in line mode with the simulated

@@ -3,7 +3,7 @@
 // reveal, and the referee reads them with the real vision reader, lights a
 // simulated board and publishes on MQTT, exactly as at a real table.
 //
-// The seats' dice live in Table, the physical table. Nothing here prints or
+// The seats' dice live in Table, the physical table (refereetest.Table). Nothing here prints or
 // publishes a die before its reveal: the narrator works from the referee's
 // events and accepted inputs only.
 package demo
@@ -20,95 +20,16 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"github.com/liarsd/liarsd/referee"
-	"github.com/liarsd/liarsd/referee/seats"
+	"github.com/liarsd/liarsd/referee/camera"
+	"github.com/liarsd/liarsd/referee/refereetest"
 	"github.com/liarsd/liarsd/vision/synth"
 )
 
-// Table is the physical table: each seat's dice as they lie (hidden under
-// the cup, or shown). It is safe for concurrent use.
-type Table struct {
-	mu    sync.Mutex
-	rng   *rand.Rand
-	sides int
-	dice  map[string][]int
-	shown map[string][]int
-}
+// Table is the physical table: each seat's dice as they lie.
+type Table = refereetest.Table
 
 // NewTable returns an empty table whose dice roll from seed.
-func NewTable(seed uint64) *Table {
-	return &Table{rng: rand.New(rand.NewPCG(seed, 0x7461626c65)), sides: 6,
-		dice: map[string][]int{}, shown: map[string][]int{}}
-}
-
-// Roll clears the table and rolls counts[seat] dice of sides faces for
-// each seat.
-func (t *Table) Roll(counts map[string]int, sides int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if sides < 2 {
-		sides = 6
-	}
-	t.sides = sides
-	t.dice = make(map[string][]int, len(counts))
-	t.shown = map[string][]int{}
-	names := make([]string, 0, len(counts))
-	for s := range counts {
-		names = append(names, s)
-	}
-	slices.Sort(names) // map order must not change the draws
-	for _, s := range names {
-		d := make([]int, counts[s])
-		for i := range d {
-			d[i] = 1 + t.rng.IntN(sides)
-		}
-		t.dice[s] = d
-	}
-}
-
-// Show sets out faces of seat's hidden dice face up and rerolls its other
-// hidden dice (star-board's show and reroll).
-func (t *Table) Show(seat string, faces []int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	hidden := seats.Hidden(t.dice[seat], t.shown[seat])
-	for _, f := range faces {
-		if i := slices.Index(hidden, f); i >= 0 {
-			hidden = slices.Delete(hidden, i, i+1)
-		}
-	}
-	for i := range hidden {
-		hidden[i] = 1 + t.rng.IntN(t.sides)
-	}
-	t.shown[seat] = append(t.shown[seat], faces...)
-	t.dice[seat] = append(slices.Clone(t.shown[seat]), hidden...)
-}
-
-// Remove takes a seat's dice off the table (a fold).
-func (t *Table) Remove(seat string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.dice, seat)
-	delete(t.shown, seat)
-}
-
-// Dice returns a copy of seat's dice.
-func (t *Table) Dice(seat string) []int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Clone(t.dice[seat])
-}
-
-// All returns a copy of every seat's dice.
-func (t *Table) All() map[string][]int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := make(map[string][]int, len(t.dice))
-	for s, d := range t.dice {
-		out[s] = slices.Clone(d)
-	}
-	return out
-}
+func NewTable(seed uint64) *Table { return refereetest.NewTable(seed) }
 
 // Layout places seats around the image, each with a region where its dice
 // lie.
@@ -119,14 +40,14 @@ type Layout struct {
 }
 
 // Positions returns each seat's centre, on an ellipse around the image.
-func (l Layout) Positions() []referee.SeatPosition {
+func (l Layout) Positions() []camera.SeatPosition {
 	n := len(l.Seats)
 	cx, cy := float64(l.Width)/2, float64(l.Height)/2
 	rx, ry := cx-l.regionW()/2-l.DieSize*0.5, cy-l.regionH()/2-l.DieSize*0.5
-	pos := make([]referee.SeatPosition, n)
+	pos := make([]camera.SeatPosition, n)
 	for i, s := range l.Seats {
 		a := math.Pi/2 + 2*math.Pi*float64(i)/float64(n)
-		pos[i] = referee.SeatPosition{Name: s, X: math.Round(cx + rx*math.Cos(a)), Y: math.Round(cy + ry*math.Sin(a))}
+		pos[i] = camera.SeatPosition{Name: s, X: math.Round(cx + rx*math.Cos(a)), Y: math.Round(cy + ry*math.Sin(a))}
 	}
 	return pos
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/mqtt"
+	"github.com/liarsd/liarsd/referee/operator"
 	"github.com/liarsd/liarsd/referee/scoreboard"
 	"github.com/liarsd/liarsd/vision"
 )
@@ -76,9 +77,9 @@ func TestOperatorLogsIn(t *testing.T) {
 	if err := jpeg.Encode(&frame, img, nil); err != nil {
 		t.Fatal(err)
 	}
-	rd := &referee.OperatorRead{ID: 1, Kind: "reveal", Game: 1, Hand: 1, Attempt: 1, Message: "1 die in doubt", Width: 320, Height: 200,
-		Sides: 6, Frame: referee.NewJPEGFrame(frame.Bytes(), 320, 200), Seats: []referee.SeatCount{{Seat: "ann", Expected: 1, Seen: 1}, {Seat: "bob", Expected: 1, Seen: 1}},
-		Dice: []referee.ReadDie{
+	rd := &operator.Read{ID: 1, Kind: "reveal", Game: 1, Hand: 1, Attempt: 1, Message: "1 die in doubt", Width: 320, Height: 200,
+		Sides: 6, Frame: operator.JPEGFrame{Data: frame.Bytes(), Width: 320, Height: 200}, Seats: []referee.SeatCount{{Seat: "ann", Expected: 1, Seen: 1}, {Seat: "bob", Expected: 1, Seen: 1}},
+		Dice: []operator.Die{
 			{Die: vision.Die{Face: 4, X: 80, Y: 100, Size: 30, Confidence: 0.99, Net: &vision.Opinion{Face: 4, Probability: 0.99}, Pips: &vision.Opinion{Face: 4}}, Seat: "ann"},
 			{Die: vision.Die{Face: 2, X: 240, Y: 100, Size: 30, Confidence: 0.55, Uncertain: true, Net: &vision.Opinion{Face: 2, Probability: 0.55}, Pips: &vision.Opinion{Face: 3}}, Seat: "bob", Doubt: "uncertain"},
 		}}

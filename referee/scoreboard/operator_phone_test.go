@@ -17,6 +17,7 @@ import (
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/mqtt"
+	"github.com/liarsd/liarsd/referee/operator"
 	"github.com/liarsd/liarsd/referee/scoreboard"
 	"github.com/liarsd/liarsd/referee/scoreboard/browsertest"
 	"github.com/liarsd/liarsd/vision"
@@ -29,16 +30,16 @@ const phoneW, phoneH = 390, 844
 // swappedReads serves the read a test sets.
 type swappedReads struct {
 	mu sync.Mutex
-	rd *referee.OperatorRead
+	rd *operator.Read
 }
 
-func (s *swappedReads) LastRead() *referee.OperatorRead {
+func (s *swappedReads) LastRead() *operator.Read {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rd
 }
 
-func (s *swappedReads) set(rd *referee.OperatorRead) {
+func (s *swappedReads) set(rd *operator.Read) {
 	s.mu.Lock()
 	s.rd = rd
 	s.mu.Unlock()
@@ -53,7 +54,7 @@ type phoneTable struct {
 	ref    paho.Client
 	reads  *swappedReads
 	web    *httptest.Server
-	frame  *referee.Frame
+	frame  operator.Frame
 	cmds   chan []byte
 }
 
@@ -160,7 +161,7 @@ var phoneDice = []struct {
 }
 
 // phoneFrame renders the table's picture.
-func phoneFrame(t *testing.T) *referee.Frame {
+func phoneFrame(t *testing.T) operator.Frame {
 	t.Helper()
 	scene := synth.Scene{Width: 1280, Height: 800, DieSize: 44, Table: synth.Tables[0], Seed: 3,
 		Light: synth.Lighting{Gradient: 0.15, Angle: 30, Vignette: 0.1, Shadow: 0.4}}
@@ -179,19 +180,19 @@ func phoneFrame(t *testing.T) *referee.Frame {
 		t.Fatal(err)
 	}
 	defer buf.Close()
-	return referee.NewJPEGFrame(append([]byte(nil), buf.GetBytes()...), 1280, 800)
+	return operator.JPEGFrame{Data: append([]byte(nil), buf.GetBytes()...), Width: 1280, Height: 800}
 }
 
 // phoneRead is the camera's read of phoneFrame, weighed by the referee:
 // ann's die in doubt (a 2 or a 6) cannot change the verdict, bob's (a 5
 // or a 6) can, and cy's die the camera missed cannot.
-func phoneRead(id int64) *referee.OperatorRead {
-	rd := &referee.OperatorRead{ID: id, Kind: "reveal", Game: 1, Hand: 1, Attempt: 1, Width: 1280, Height: 800, Sides: 6,
+func phoneRead(id int64) *operator.Read {
+	rd := &operator.Read{ID: id, Kind: "reveal", Game: 1, Hand: 1, Attempt: 1, Width: 1280, Height: 800, Sides: 6,
 		Message: "2 dice in doubt (ann, bob); cy has 2 dice, 1 seen: bob's die could make three 5s true",
 		Why:     "bob's die could make three 5s true", Weighed: true,
 		Seats: []referee.SeatCount{{Seat: "ann", Expected: 2, Seen: 2}, {Seat: "bob", Expected: 2, Seen: 2}, {Seat: "cy", Expected: 2, Seen: 1}}}
 	for _, d := range phoneDice {
-		die := referee.ReadDie{Seat: d.seat, Die: vision.Die{Face: d.face, X: d.x, Y: d.y, Size: 56, Confidence: 0.97,
+		die := operator.Die{Seat: d.seat, Die: vision.Die{Face: d.face, X: d.x, Y: d.y, Size: 56, Confidence: 0.97,
 			Net: &vision.Opinion{Face: d.face, Probability: 0.97}, Pips: &vision.Opinion{Face: d.face}}}
 		if d.doubt {
 			die.Doubt, die.Uncertain, die.Confidence = "uncertain", true, 0.55

@@ -7,20 +7,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/operator"
 	"github.com/liarsd/liarsd/referee/scoreboard"
 )
 
 // fixedReads serves one read.
-type fixedReads struct{ rd *referee.OperatorRead }
+type fixedReads struct{ rd *operator.Read }
 
-func (f fixedReads) LastRead() *referee.OperatorRead { return f.rd }
+func (f fixedReads) LastRead() *operator.Read { return f.rd }
 
 // TestOperatorReadLogin: the operator's read is open on loopback and
 // behind the command accounts' login beyond it; without accounts it is
 // refused, not opened.
 func TestOperatorReadLogin(t *testing.T) {
-	rd := &referee.OperatorRead{ID: 7, Kind: "reveal", Game: 1, Hand: 2, Width: 2, Height: 2, Frame: referee.NewJPEGFrame([]byte{0xff, 0xd8, 0xff}, 2, 2)}
+	rd := &operator.Read{ID: 7, Kind: "reveal", Game: 1, Hand: 2, Width: 2, Height: 2, Frame: operator.JPEGFrame{Data: []byte{0xff, 0xd8, 0xff}, Width: 2, Height: 2}}
 	users := map[string]string{"op": "s3cret"}
 	for _, tc := range []struct {
 		name       string

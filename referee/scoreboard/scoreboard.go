@@ -41,6 +41,7 @@ import (
 
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/engine/record"
+	"github.com/liarsd/liarsd/referee/operator"
 )
 
 //go:embed assets
@@ -68,8 +69,9 @@ type Options struct {
 	Journal Journal
 	// Logger logs failures to read the journal (slog.Default()).
 	Logger *slog.Logger
-	// Reads gives the operator page the camera's reads; nil where no
-	// referee runs (liarsd web): the page then takes dice by hand only.
+	// Reads gives the operator page the table's reads (an
+	// *operator.Reads); nil where no referee runs (liarsd web): the page
+	// then takes dice by hand only.
 	Reads Reads
 	// Login puts the operator page's reads behind a login with one of
 	// Users (the accounts that may send commands): set it whenever the
@@ -85,6 +87,9 @@ type Options struct {
 	// when the server listens on loopback only.
 	HostURL string
 }
+
+// Reads gives the operator page the table's last read (operator.Source).
+type Reads = operator.Source
 
 // pageConfig is config.json.
 type pageConfig struct {
@@ -118,7 +123,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /venue", s.page("venue.html"))
 	mux.HandleFunc("GET /tournament", s.page("tournament.html"))
 	mux.HandleFunc("GET /operator", s.page("operator.html"))
-	mux.HandleFunc("GET /api/operator/read", s.operatorRead)
+	mux.Handle("GET /api/operator/read", operator.Handler{Reads: o.Reads, Login: o.Login, Users: o.Users, Logger: o.Logger})
 	mux.HandleFunc("GET /overlay", s.page("overlay.html"))
 	mux.HandleFunc("GET /link.json", s.link)
 	mux.HandleFunc("GET /qr.svg", s.qr)
@@ -316,24 +321,18 @@ func historyItems(g Game) []json.RawMessage {
 	return items
 }
 
-// publicAction is an action as everyone at the table saw it.
+// publicAction is an action as everyone at the table saw it: its record
+// line (record.Encode) with what the table did not see left out, as the
+// bluff check a bid asked for (its bluff_check event says it).
 func publicAction(a engine.Action) json.RawMessage {
-	v := struct {
-		Type     string `json:"type"`
-		Seat     string `json:"seat"`
-		Quantity int    `json:"quantity,omitempty"`
-		Face     int    `json:"face,omitempty"`
-		Stake    *int   `json:"stake,omitempty"`
-		Shown    []int  `json:"shown,omitempty"`
-	}{Type: a.Type, Seat: a.Seat, Stake: a.Stake}
+	pub := engine.Action{Type: a.Type, Seat: a.Seat, Stake: a.Stake}
 	switch a.Type {
 	case engine.ActBid:
-		v.Quantity, v.Face = a.Quantity, a.Face
+		pub.Quantity, pub.Face = a.Quantity, a.Face
 	case engine.ActShow:
-		v.Shown = a.Shown
+		pub.Shown = a.Shown
 	}
-	b, _ := json.Marshal(v)
-	return b
+	return record.Encode(pub)
 }
 
 func (s *server) history(w http.ResponseWriter, _ *http.Request) {

@@ -151,21 +151,3 @@ func (t *Tree) Find(hist []int) (int, int) {
 	}
 	return int(i), actor
 }
-
-// actionIndex maps an action of the full game (a bid index, Bids for a
-// challenge, Bids+1 for a spot-on) to its place in node n's table, or -1
-// when the node has no such action.
-func (t *Tree) actionIndex(n *node, a int) int {
-	nb := t.Deal.Bids()
-	if a >= nb {
-		if a-nb >= n.nact-len(n.moves) {
-			return -1
-		}
-		return len(n.moves) + (a - nb)
-	}
-	i, ok := slices.BinarySearch(n.moves, a)
-	if !ok {
-		return -1
-	}
-	return i
-}

@@ -1,4 +1,4 @@
-package referee_test
+package camera_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/operator"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -18,14 +19,14 @@ import (
 // none again from the next hand's first bid.
 func TestOperatorReadLifetime(t *testing.T) {
 	h := startUnderAHand(t, time.Hour)
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
-	if rd := h.ref.LastRead(); rd != nil {
+	h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.Do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
+	if rd := h.reads.LastRead(); rd != nil {
 		t.Fatalf("before the call: got a read %+v; want none", rd)
 	}
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	var rd *referee.OperatorRead
-	h.rec.waitFor(t, "the read in doubt", func() bool { rd = h.ref.LastRead(); return rd != nil })
+	h.Do(t, `{"type":"challenge","seat":"bob"}`)
+	var rd *operator.Read
+	h.Rec.WaitFor(t, "the read in doubt", func() bool { rd = h.reads.LastRead(); return rd != nil })
 	if rd.OK || rd.Kind != "reveal" || rd.Game != 1 || rd.Hand != 1 || rd.Attempt != 1 || rd.Accepted != nil {
 		t.Errorf("read: got ok %v, kind %q, game %d, hand %d, attempt %d, accepted %v; want a reveal of game 1 hand 1 in doubt, attempt 1, not accepted",
 			rd.OK, rd.Kind, rd.Game, rd.Hand, rd.Attempt, rd.Accepted)
@@ -51,18 +52,18 @@ func TestOperatorReadLifetime(t *testing.T) {
 		t.Errorf("dice: got %v; want ann's one die and bob's 2 and 5", rd.Dice)
 	}
 
-	if rep := h.do(t, `{"type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`); !rep.OK {
+	if rep := h.Do(t, `{"type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`); !rep.OK {
 		t.Fatalf("operator's reveal: %+v", rep)
 	}
-	acc := h.ref.LastRead()
+	acc := h.reads.LastRead()
 	if acc == nil || acc.ID == rd.ID || acc.Source != referee.SourceMQTT || !slices.Equal(acc.Accepted["ann"], []int{3, 5}) || len(acc.Frame.JPEG()) == 0 {
 		t.Fatalf("after the reveal: got %+v; want the same frame with ann's [3 5] accepted from mqtt", acc)
 	}
 	// The loser of the call opens the next hand; its first bid ends the
 	// time for corrections, and the read with it.
-	h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
-	h.do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`)
-	if rd := h.ref.LastRead(); rd != nil {
+	h.Do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
+	h.Do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`)
+	if rd := h.reads.LastRead(); rd != nil {
 		t.Errorf("after the next hand's first bid: got a read of game %d hand %d; want none", rd.Game, rd.Hand)
 	}
 }
@@ -73,15 +74,15 @@ func TestOperatorReadLifetime(t *testing.T) {
 // with the faces it may show; a correction confirms every die.
 func TestOperatorReadOfAnUnconfirmedReveal(t *testing.T) {
 	h, _ := startScripted(t, []vision.Die{sureDie(80, 3), doubtfulDie(120, 6, 2), sureDie(480, 5), sureDie(520, 2)})
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":3,"face":5}`)
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	var rd *referee.OperatorRead
-	h.rec.waitFor(t, "the reveal taken", func() bool { rd = h.ref.LastRead(); return rd != nil && rd.Accepted != nil })
+	h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.Do(t, `{"type":"bid","seat":"ann","quantity":3,"face":5}`)
+	h.Do(t, `{"type":"challenge","seat":"bob"}`)
+	var rd *operator.Read
+	h.Rec.WaitFor(t, "the reveal taken", func() bool { rd = h.reads.LastRead(); return rd != nil && rd.Accepted != nil })
 	if rd.Source != referee.SourceCamera || !rd.Weighed || !maps.EqualFunc(rd.Unconfirmed, map[string][]int{"ann": {1}}, slices.Equal[[]int]) {
 		t.Errorf("read: source %q, weighed %v, unconfirmed %v; want the camera's, weighed, ann's second die unconfirmed", rd.Source, rd.Weighed, rd.Unconfirmed)
 	}
-	var doubt []referee.ReadDie
+	var doubt []operator.Die
 	for _, d := range rd.Dice {
 		if d.Doubt != "" {
 			doubt = append(doubt, d)
@@ -90,10 +91,10 @@ func TestOperatorReadOfAnUnconfirmedReveal(t *testing.T) {
 	if len(doubt) != 1 || doubt[0].Seat != "ann" || doubt[0].Matters || len(doubt[0].Likely) != 2 || doubt[0].Likely[0].Face != 6 {
 		t.Errorf("dice in doubt: got %+v; want ann's, not mattering, likely 6 then 2", doubt)
 	}
-	if rep := h.do(t, `{"type":"correct","dice":{"ann":[3,2],"bob":[5,2]}}`); !rep.OK {
+	if rep := h.Do(t, `{"type":"correct","dice":{"ann":[3,2],"bob":[5,2]}}`); !rep.OK {
 		t.Fatalf("correct: %+v", rep)
 	}
-	rd = h.ref.LastRead()
+	rd = h.reads.LastRead()
 	if rd == nil || rd.Unconfirmed != nil || !slices.Equal(rd.Accepted["ann"], []int{3, 2}) || rd.Source != referee.SourceMQTT {
 		t.Errorf("after the correction: got %+v; want ann's [3 2] from mqtt, nothing unconfirmed", rd)
 	}
@@ -119,11 +120,11 @@ func TestOperatorReadSaysWhichDoubtsMatter(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h, _ := startScripted(t, c.dice)
-			h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-			h.do(t, c.bid)
-			h.do(t, `{"type":"challenge","seat":"bob"}`)
-			var rd *referee.OperatorRead
-			h.rec.waitFor(t, "the read in doubt", func() bool { rd = h.ref.LastRead(); return rd != nil })
+			h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+			h.Do(t, c.bid)
+			h.Do(t, `{"type":"challenge","seat":"bob"}`)
+			var rd *operator.Read
+			h.Rec.WaitFor(t, "the read in doubt", func() bool { rd = h.reads.LastRead(); return rd != nil })
 			if rd.OK || rd.Accepted != nil || !rd.Weighed {
 				t.Fatalf("read: ok %v, accepted %v, weighed %v; want a weighed read waiting for a look", rd.OK, rd.Accepted, rd.Weighed)
 			}
@@ -148,14 +149,14 @@ func TestOperatorReadSaysWhichDoubtsMatter(t *testing.T) {
 // observers; another command over MQTT stays "mqtt".
 func TestOperatorPagesCommandIsTheOperators(t *testing.T) {
 	h := startUnderAHand(t, time.Hour)
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	h.rec.waitFor(t, "the read in doubt", func() bool { return h.ref.LastRead() != nil })
+	h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.Do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
+	h.Do(t, `{"type":"challenge","seat":"bob"}`)
+	h.Rec.WaitFor(t, "the read in doubt", func() bool { return h.reads.LastRead() != nil })
 	command := func(line string) {
 		t.Helper()
 		done := make(chan referee.Reply, 1)
-		if err := h.ref.SubmitCommand([]byte(line), false, func(rep referee.Reply) { done <- rep }); err != nil {
+		if err := h.Ref.SubmitCommand([]byte(line), false, func(rep referee.Reply) { done <- rep }); err != nil {
 			t.Fatal(err)
 		}
 		if rep := <-done; !rep.OK {
@@ -163,11 +164,11 @@ func TestOperatorPagesCommandIsTheOperators(t *testing.T) {
 		}
 	}
 	command(`{"id":"operator-m1x-3f2a","type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`)
-	if rd := h.ref.LastRead(); rd == nil || rd.Source != referee.SourceOperator {
+	if rd := h.reads.LastRead(); rd == nil || rd.Source != referee.SourceOperator {
 		t.Errorf("after the operator page's reveal: got %+v; want it accepted from %q", rd, referee.SourceOperator)
 	}
 	command(`{"id":7,"type":"correct","dice":{"ann":[3,4],"bob":[5,2]}}`)
-	if rd := h.ref.LastRead(); rd == nil || rd.Source != referee.SourceMQTT {
+	if rd := h.reads.LastRead(); rd == nil || rd.Source != referee.SourceMQTT {
 		t.Errorf("after another app's correction: got %+v; want it accepted from %q", rd, referee.SourceMQTT)
 	}
 }

@@ -1,4 +1,4 @@
-package referee
+package camera
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/liarsd/liarsd/calibration"
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -48,36 +49,14 @@ func (n NearestSeat) SeatOf(d vision.Die) (string, bool) {
 	return best, true
 }
 
-// Doubt is a die the referee will not adjudicate on. It holds the die's
-// place and why, never its face.
-type Doubt struct {
-	Seat       string  `json:"seat,omitempty"`
-	X          float64 `json:"x"`
-	Y          float64 `json:"y"`
-	Confidence float64 `json:"confidence"`
-	// Reason is "uncertain" (the face could not be read reliably) or
-	// "no_seat" (the die lies in no seat's zone).
-	Reason string `json:"reason"`
-	// Matters reports, for a reveal the referee could not settle, that
-	// this die's doubt could change the verdict (engine.Settlement).
-	Matters bool `json:"matters,omitempty"`
-}
-
-// SeatCount compares the dice seen at a seat with those it holds.
-type SeatCount struct {
-	Seat     string `json:"seat"`
-	Expected int    `json:"expected"`
-	Seen     int    `json:"seen"`
-}
-
 // Look is the outcome of checking one read of the table against the dice
 // in play. When OK, Dice is the reveal; otherwise Doubts and Counts say
 // what needs a look.
 type Look struct {
 	OK     bool
 	Dice   map[string][]int
-	Doubts []Doubt
-	Counts []SeatCount
+	Doubts []referee.Doubt
+	Counts []referee.SeatCount
 	// Why says, for a reveal in doubt, what its doubt could change
 	// ("bob's die could make two 5s true"); empty when that is not known.
 	Why string
@@ -134,14 +113,14 @@ func CheckRead(dice []vision.Die, zones Zones, want map[string]int) Look {
 	for _, d := range dice {
 		seat, ok := zones.SeatOf(d)
 		if !ok {
-			look.Doubts = append(look.Doubts, Doubt{X: round1(d.X), Y: round1(d.Y), Confidence: d.Confidence, Reason: "no_seat"})
+			look.Doubts = append(look.Doubts, referee.Doubt{X: round1(d.X), Y: round1(d.Y), Confidence: d.Confidence, Reason: "no_seat"})
 			continue
 		}
 		if _, inHand := want[seat]; !inHand {
 			continue
 		}
 		if d.Uncertain || d.Face < 1 {
-			look.Doubts = append(look.Doubts, Doubt{Seat: seat, X: round1(d.X), Y: round1(d.Y), Confidence: d.Confidence, Reason: "uncertain"})
+			look.Doubts = append(look.Doubts, referee.Doubt{Seat: seat, X: round1(d.X), Y: round1(d.Y), Confidence: d.Confidence, Reason: "uncertain"})
 		}
 		look.Dice[seat] = append(look.Dice[seat], d.Face)
 	}
@@ -152,7 +131,7 @@ func CheckRead(dice []vision.Die, zones Zones, want map[string]int) Look {
 	sort.Strings(seats)
 	countsOK := true
 	for _, s := range seats {
-		c := SeatCount{Seat: s, Expected: want[s], Seen: len(look.Dice[s])}
+		c := referee.SeatCount{Seat: s, Expected: want[s], Seen: len(look.Dice[s])}
 		look.Counts = append(look.Counts, c)
 		if c.Seen != c.Expected {
 			countsOK = false
@@ -245,4 +224,18 @@ func (z CalibratedZones) SeatOf(d vision.Die) (string, bool) {
 		return z.Fallback.SeatOf(d)
 	}
 	return "", false
+}
+
+// ZonesFor is the seat zones of a table: the nearest of the configured
+// seat positions (within maxDistance; none without positions), through
+// the calibration's seat zones when there is a calibration.
+func ZonesFor(positions []SeatPosition, maxDistance float64, cal *calibration.File) Zones {
+	var nearest Zones
+	if len(positions) > 0 {
+		nearest = NearestSeat{Positions: positions, MaxDistance: maxDistance}
+	}
+	if cal != nil {
+		return CalibratedZones{File: cal, Fallback: nearest}
+	}
+	return nearest
 }

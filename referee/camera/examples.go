@@ -1,4 +1,4 @@
-package referee
+package camera
 
 import (
 	"encoding/csv"
@@ -63,12 +63,12 @@ type example struct {
 // examples.json; starDice says that the table's 1 face is the star.
 func OpenExamples(dir, table string, starDice bool) (*Examples, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "train"), 0o755); err != nil {
-		return nil, fmt.Errorf("referee: examples: %w", err)
+		return nil, fmt.Errorf("camera: examples: %w", err)
 	}
 	info := ExamplesInfo{Table: table, StarDice: starDice}
 	b, _ := json.MarshalIndent(info, "", "  ")
 	if err := os.WriteFile(filepath.Join(dir, "examples.json"), append(b, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("referee: examples: %w", err)
+		return nil, fmt.Errorf("camera: examples: %w", err)
 	}
 	return &Examples{dir: dir, info: info}, nil
 }
@@ -132,13 +132,13 @@ func (e *Examples) flushLocked() error {
 	}
 	image := p.name + ".jpg"
 	if err := writeJPEG(filepath.Join(e.dir, "train", image), p.frame); err != nil {
-		return fmt.Errorf("referee: examples: %w", err)
+		return fmt.Errorf("camera: examples: %w", err)
 	}
 	path := filepath.Join(e.dir, "labels.csv")
 	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("referee: examples: %w", err)
+		return fmt.Errorf("camera: examples: %w", err)
 	}
 	w := csv.NewWriter(f)
 	if errors.Is(statErr, os.ErrNotExist) {
@@ -150,7 +150,7 @@ func (e *Examples) flushLocked() error {
 	w.Flush()
 	err = errors.Join(w.Error(), f.Sync(), f.Close())
 	if err != nil {
-		return fmt.Errorf("referee: examples: %w", err)
+		return fmt.Errorf("camera: examples: %w", err)
 	}
 	e.written++
 	return nil

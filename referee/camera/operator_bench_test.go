@@ -1,9 +1,9 @@
-package referee_test
+package camera_test
 
 import (
 	"testing"
 
-	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/camera"
 	"github.com/liarsd/liarsd/referee/demo"
 )
 
@@ -24,7 +24,7 @@ func BenchmarkFrameJPEG(b *testing.B) {
 	var size int
 	b.ResetTimer()
 	for range b.N {
-		jpeg := referee.FrameJPEG(img)
+		jpeg := camera.FrameJPEG(img)
 		size = len(jpeg)
 	}
 	b.ReportMetric(float64(size)/1024, "KiB")

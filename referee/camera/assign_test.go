@@ -1,10 +1,12 @@
-package referee
+package camera
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/liarsd/liarsd/calibration"
+	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -50,33 +52,6 @@ func TestCheckRead(t *testing.T) {
 	}
 }
 
-func TestCommandLines(t *testing.T) {
-	cases := []struct {
-		in, id, line string
-	}{
-		{`{"id":7,"type":"bid","seat":"a"}`, `7`, `{"type":"bid","seat":"a"}`},
-		{"{\"type\": \"bid\",\n \"id\": {\"x\": [1, 2]}}", `{"x":[1,2]}`, `{"type":"bid"}`},
-		{`{"type":"bid"}`, `null`, `{"type":"bid"}`},
-		{`nonsense`, `null`, `nonsense`},
-		{`{"type":"bid"} {"type":"x"}`, `null`, `{"type":"bid"} {"type":"x"}`},
-	}
-	for _, c := range cases {
-		id, line := splitCommand([]byte(c.in))
-		if string(id) != c.id || string(line) != c.line {
-			t.Errorf("splitCommand(%q) = %s, %s; want %s, %s", c.in, id, line, c.id, c.line)
-		}
-		if got := CommandID([]byte(c.in)); string(got) != c.id {
-			t.Errorf("CommandID(%q) = %s; want %s", c.in, got, c.id)
-		}
-	}
-	if got, ok := withSeed([]byte(`{"type":"new_game","seed":null}`), 5); !ok || string(got) != `{"type":"new_game","seed":5}` {
-		t.Errorf("withSeed(null seed) = %s, %v", got, ok)
-	}
-	if got, ok := withSeed([]byte(`{"type":"new_game","seed":0}`), 5); ok || string(got) != `{"type":"new_game","seed":0}` {
-		t.Errorf("withSeed(seed 0) = %s, %v; a given seed stays", got, ok)
-	}
-}
-
 func TestCalibratedZones(t *testing.T) {
 	zones, err := calibration.RoundTable([]string{"ann", "bob", "cy", "dee"}, calibration.Point{X: 400, Y: 400}, 380)
 	if err != nil {
@@ -107,15 +82,35 @@ func TestLookMessage(t *testing.T) {
 		want string
 	}{
 		{Look{OK: true}, "the read matches the dice in play"},
-		{Look{Doubts: []Doubt{{Seat: "ann"}}}, "1 die in doubt (ann)"},
-		{Look{Doubts: []Doubt{{Seat: "ann"}, {Seat: "cy"}, {Seat: "ann"}}}, "3 dice in doubt (ann, cy)"},
-		{Look{Doubts: []Doubt{{Reason: "no_seat"}}}, "1 die in doubt (outside every seat)"},
-		{Look{Counts: []SeatCount{{Seat: "bob", Expected: 1, Seen: 0}, {Seat: "cy", Expected: 5, Seen: 5}}}, "bob has 1 die, 0 seen"},
-		{Look{Doubts: []Doubt{{Seat: "dee"}}, Counts: []SeatCount{{Seat: "cy", Expected: 5, Seen: 4}}}, "1 die in doubt (dee); cy has 5 dice, 4 seen"},
+		{Look{Doubts: []referee.Doubt{{Seat: "ann"}}}, "1 die in doubt (ann)"},
+		{Look{Doubts: []referee.Doubt{{Seat: "ann"}, {Seat: "cy"}, {Seat: "ann"}}}, "3 dice in doubt (ann, cy)"},
+		{Look{Doubts: []referee.Doubt{{Reason: "no_seat"}}}, "1 die in doubt (outside every seat)"},
+		{Look{Counts: []referee.SeatCount{{Seat: "bob", Expected: 1, Seen: 0}, {Seat: "cy", Expected: 5, Seen: 5}}}, "bob has 1 die, 0 seen"},
+		{Look{Doubts: []referee.Doubt{{Seat: "dee"}}, Counts: []referee.SeatCount{{Seat: "cy", Expected: 5, Seen: 4}}}, "1 die in doubt (dee); cy has 5 dice, 4 seen"},
 	}
 	for _, c := range cases {
 		if got := c.look.Message(); got != c.want {
 			t.Errorf("got %q; want %q", got, c.want)
+		}
+	}
+}
+
+func TestZonesFor(t *testing.T) {
+	pos := []SeatPosition{{"ann", 0, 0}, {"bob", 100, 0}}
+	cal := &calibration.File{}
+	for _, tc := range []struct {
+		name string
+		pos  []SeatPosition
+		cal  *calibration.File
+		want Zones
+	}{
+		{"no seats, no calibration", nil, nil, nil},
+		{"seats", pos, nil, NearestSeat{Positions: pos, MaxDistance: 50}},
+		{"a calibration over the seats", pos, cal, CalibratedZones{File: cal, Fallback: NearestSeat{Positions: pos, MaxDistance: 50}}},
+		{"a calibration alone", nil, cal, CalibratedZones{File: cal}},
+	} {
+		if got := ZonesFor(tc.pos, 50, tc.cal); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %#v; want %#v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package referee_test
+package camera_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/camera"
 	"github.com/liarsd/liarsd/vision"
 )
 
@@ -20,7 +21,7 @@ type scriptedReader struct{ dice []vision.Die }
 func (r scriptedReader) Read(gocv.Mat) ([]vision.Die, error) { return r.dice, nil }
 
 // At ann's seat (100, 100) and bob's (500, 100).
-var settleSeats = referee.NearestSeat{Positions: []referee.SeatPosition{{Name: "ann", X: 100, Y: 100}, {Name: "bob", X: 500, Y: 100}}}
+var settleSeats = camera.NearestSeat{Positions: []camera.SeatPosition{{Name: "ann", X: 100, Y: 100}, {Name: "bob", X: 500, Y: 100}}}
 
 func sureDie(x float64, face int) vision.Die {
 	return vision.Die{Face: face, X: x, Y: 100, Size: 40, Confidence: 0.9}
@@ -39,8 +40,8 @@ func doubtfulDie(x float64, faces ...int) vision.Die {
 func startScripted(t *testing.T, dice []vision.Die) (*harness, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "t1.journal")
-	return start(t, path, referee.Config{
-		Camera: stillCamera{}, Reader: scriptedReader{dice}, Zones: settleSeats, RetryCapture: 40 * time.Millisecond,
+	return start(t, path, camera.Options{
+		Source: stillCamera{}, Reader: scriptedReader{dice}, Zones: settleSeats, Retry: 40 * time.Millisecond,
 	}), path
 }
 
@@ -49,24 +50,6 @@ type stillCamera struct{}
 
 func (stillCamera) Capture() (gocv.Mat, error) {
 	return gocv.NewMatWithSizeFromScalar(gocv.NewScalar(128, 128, 128, 0), 200, 640, gocv.MatTypeCV8UC3), nil
-}
-
-func revealedLine(t *testing.T, events string) (dice, unconfirmed map[string][]int) {
-	t.Helper()
-	for _, line := range strings.Split(events, "\n") {
-		if strings.Contains(line, `"type":"revealed"`) {
-			var r struct {
-				Dice        map[string][]int `json:"dice"`
-				Unconfirmed map[string][]int `json:"unconfirmed"`
-			}
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				t.Fatal(err)
-			}
-			return r.Dice, r.Unconfirmed
-		}
-	}
-	t.Fatalf("no revealed event in:\n%s", events)
-	return nil, nil
 }
 
 func TestReadInDoubtSettles(t *testing.T) {
@@ -82,27 +65,25 @@ func TestReadInDoubtSettles(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h, path := startScripted(t, c.dice)
-			h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-			h.do(t, `{"type":"bid","seat":"ann","quantity":3,"face":5}`)
-			h.do(t, `{"type":"challenge","seat":"bob"}`)
-			h.rec.waitFor(t, "the read in doubt to settle the call", func() bool {
-				return strings.Contains(h.rec.eventLines(), `"type":"resolved"`)
+			h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+			h.Do(t, `{"type":"bid","seat":"ann","quantity":3,"face":5}`)
+			h.Do(t, `{"type":"challenge","seat":"bob"}`)
+			h.Rec.WaitFor(t, "the read in doubt to settle the call", func() bool {
+				return strings.Contains(h.Rec.EventLines(), `"type":"resolved"`)
 			})
-			events := h.rec.eventLines()
+			events := h.Rec.EventLines()
 			if !strings.Contains(events, `"unconfirmed":`+c.unconf) {
 				t.Errorf("events:\n%s\nwant the revealed event to mark %s unconfirmed", events, c.unconf)
 			}
 			if !strings.Contains(events, `"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":3,"face":5}`) || !strings.Contains(events, `"dice":{"ann":-1}`) {
 				t.Errorf("events:\n%s\nwant ann to lose a die", events)
 			}
-			h.rec.mu.Lock()
-			looks := len(h.rec.vision)
-			h.rec.mu.Unlock()
+			looks := len(h.Rec.VisionMessages())
 			if looks != 0 {
 				t.Errorf("%d looks asked for; want none", looks)
 			}
-			h.stop()
-			checkPublishedIsAdjudicated(t, h, path)
+			h.Stop()
+			h.CheckPublishedIsAdjudicated(t)
 			if j := string(readJournal(t, path)); !strings.Contains(j, `"unconfirmed":`+c.unconf) {
 				t.Errorf("the journal's reveal does not record the unconfirmed dice:\n%s", j)
 			}
@@ -112,17 +93,13 @@ func TestReadInDoubtSettles(t *testing.T) {
 
 func TestReadInDoubtThatMattersAsksWhy(t *testing.T) {
 	h, _ := startScripted(t, []vision.Die{sureDie(80, 3), doubtfulDie(120, 6, 5), sureDie(480, 5), sureDie(520, 2)})
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	h.rec.waitFor(t, "a look asked for", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return len(h.rec.vision) >= 1
+	h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.Do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
+	h.Do(t, `{"type":"challenge","seat":"bob"}`)
+	h.Rec.WaitFor(t, "a look asked for", func() bool {
+		return len(h.Rec.VisionMessages()) >= 1
 	})
-	h.rec.mu.Lock()
-	msg := string(h.rec.vision[0])
-	h.rec.mu.Unlock()
+	msg := string(h.Rec.VisionMessages()[0])
 	var look struct {
 		Message string          `json:"message"`
 		Dice    []referee.Doubt `json:"dice"`
@@ -139,7 +116,7 @@ func TestReadInDoubtThatMattersAsksWhy(t *testing.T) {
 	if strings.Contains(msg, "face") || strings.Contains(msg, "likely") {
 		t.Errorf("the vision message names faces: %s", msg)
 	}
-	if strings.Contains(h.rec.eventLines(), "revealed") {
+	if strings.Contains(h.Rec.EventLines(), "revealed") {
 		t.Fatal("the referee guessed a reveal")
 	}
 }

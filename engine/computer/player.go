@@ -1,11 +1,6 @@
-// Package seats plays seats for the referee: a Player chooses a seat's next
-// move from what the seat may know (the table's public state and its own
-// dice). Simple is a plain, legal, plausible player for every preset; a
-// stronger one can replace it behind the same interface.
-package seats
+package computer
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -13,48 +8,57 @@ import (
 	"github.com/liarsd/liarsd/engine"
 )
 
-// View is what a seat knows when it is to act.
-type View struct {
-	// Snapshot is the table's public state.
-	Snapshot engine.Snapshot
-	// Seat is the seat to play.
-	Seat string
-	// Dice are the seat's dice, hidden and shown.
-	Dice []int
-	// Bids are the hand's bids, oldest first; nil when not known (a
-	// computer player then reads only the standing bid).
-	Bids []engine.BidSeat
-}
-
-// Move is one record line a player sends.
-type Move struct {
-	Type     string `json:"type"`
-	Seat     string `json:"seat"`
-	Quantity int    `json:"quantity,omitempty"`
-	Face     int    `json:"face,omitempty"`
-	Stake    *int   `json:"stake,omitempty"`
-	Shown    []int  `json:"shown,omitempty"`
-}
-
-// Line returns the move as a record line.
-func (m Move) Line() []byte {
-	b, _ := json.Marshal(m)
-	return b
-}
-
-// Player chooses moves.
+// Player plays a seat from outside the referee, as a person at the table
+// would: the demo's players and the tests' tables, which roll the seat's
+// dice themselves. Unlike a Strategy it holds its own seeded randomness.
 type Player interface {
-	// Act returns the seat's move when it is its turn. A star-board bid may
-	// be followed by a show (ShowAfter).
-	Act(v View) Move
+	// Act returns the seat's move when it is its turn. A star-board bid
+	// may be followed by a show (ShowAfter).
+	Act(v View) engine.Action
 	// ShowAfter returns the dice to show right after the seat's own bid,
 	// or nil to show none.
-	ShowAfter(v View, bid Move) []int
+	ShowAfter(v View, bid engine.Action) []int
+}
+
+// strategyPlayer plays a seat with one of the levels' strategies.
+type strategyPlayer struct {
+	strategy Strategy
+	rng      *rand.Rand
+}
+
+// NewPlayer returns a player of the level ("random", "threshold",
+// "beginner", "strong-v1" or "strong", as New takes) drawing from seed.
+func NewPlayer(level string, seed uint64) (Player, error) {
+	s, err := New(level)
+	if err != nil {
+		return nil, err
+	}
+	return &strategyPlayer{strategy: s, rng: rand.New(rand.NewPCG(seed, 0x636f6d70))}, nil
+}
+
+// Act returns the strategy's choice: its type, seat, quantity, face and
+// stake.
+func (p *strategyPlayer) Act(v View) engine.Action {
+	cv := NewView(v.Snapshot, v.Seat, v.Dice)
+	cv.Bids = v.Bids
+	a := p.strategy.Choose(cv, p.rng)
+	return engine.Action{Type: a.Type, Seat: a.Seat, Quantity: a.Quantity, Face: a.Face, Stake: a.Stake}
+}
+
+// ShowAfter asks the strategy what to show right after its own bid.
+func (p *strategyPlayer) ShowAfter(v View, bid engine.Action) []int {
+	after := NewView(v.Snapshot, v.Seat, v.Dice)
+	after.Snapshot.Bid = &engine.BidSeat{Seat: v.Seat, Quantity: bid.Quantity, Face: bid.Face}
+	if v.Bids != nil {
+		after.Bids = append(slices.Clone(v.Bids), *after.Snapshot.Bid)
+	}
+	return p.strategy.Show(after, p.rng)
 }
 
 // Simple plays by expectation: it calls a bid that is well above what it
 // expects to be on the table, and otherwise makes the raise it finds most
-// plausible. Its randomness comes from its own seeded source.
+// plausible. It is a plain, legal, plausible player for every preset,
+// with its randomness from its own seeded source.
 type Simple struct {
 	rng *rand.Rand
 }
@@ -64,8 +68,8 @@ func NewSimple(seed uint64) *Simple {
 	return &Simple{rng: rand.New(rand.NewPCG(seed, 0x73696d706c65))}
 }
 
-// table holds what Act works out from a view.
-type table struct {
+// simpleTable holds what Simple works out from a view.
+type simpleTable struct {
 	v      View
 	preset *engine.Preset
 	sides  int
@@ -75,8 +79,8 @@ type table struct {
 	star   bool
 }
 
-func newTable(v View) table {
-	t := table{v: v, preset: engine.Presets[v.Snapshot.Rules], sides: v.Snapshot.Sides,
+func newSimpleTable(v View) simpleTable {
+	t := simpleTable{v: v, preset: engine.Presets[v.Snapshot.Rules], sides: v.Snapshot.Sides,
 		wild: v.Snapshot.Wild, star: v.Snapshot.StarDie}
 	if t.sides < 2 {
 		t.sides = 6
@@ -91,12 +95,12 @@ func newTable(v View) table {
 }
 
 // matches reports whether a die showing x counts for face f.
-func (t table) matches(x, f int) bool {
+func (t simpleTable) matches(x, f int) bool {
 	return x == f || (t.wild && f != 1 && x == 1)
 }
 
 // expected is the count of face f the seat expects on the table.
-func (t table) expected(f int) float64 {
+func (t simpleTable) expected(f int) float64 {
 	mine := 0
 	for _, x := range t.v.Dice {
 		if t.matches(x, f) {
@@ -125,7 +129,7 @@ func (t table) expected(f int) float64 {
 
 // raises reports whether (q, f) raises the standing bid under the preset's
 // rules (a perudo palifico hand's locked face included).
-func (t table) raises(q, f int) bool {
+func (t simpleTable) raises(q, f int) bool {
 	b := t.v.Snapshot.Bid
 	if b == nil {
 		return t.preset.Opens(t.v.Snapshot.Palifico, f)
@@ -133,7 +137,7 @@ func (t table) raises(q, f int) bool {
 	return t.preset.RaisesIn(t.v.Snapshot.Palifico, b.Quantity, b.Face, q, f)
 }
 
-func (t table) chips() (chips, stake int) {
+func (t simpleTable) chips() (chips, stake int) {
 	for _, s := range t.v.Snapshot.Seats {
 		if s.Name == t.v.Seat && s.Chips != nil {
 			chips = *s.Chips
@@ -146,46 +150,58 @@ func (t table) chips() (chips, stake int) {
 }
 
 // Act chooses the seat's move.
-func (p *Simple) Act(v View) Move {
-	t := newTable(v)
+func (p *Simple) Act(v View) engine.Action {
+	t := newSimpleTable(v)
 	me := v.Seat
 	bid := v.Snapshot.Bid
 	if t.preset == nil {
-		return Move{Type: engine.ActChallenge, Seat: me}
+		return engine.Action{Type: engine.ActChallenge, Seat: me}
 	}
 	if t.preset.Stakes {
 		chips, stake := t.chips()
 		if chips < stake || chips == 0 {
 			if bid != nil {
-				return Move{Type: engine.ActAllIn, Seat: me}
+				return engine.Action{Type: engine.ActAllIn, Seat: me}
 			}
-			return Move{Type: engine.ActFold, Seat: me}
+			return engine.Action{Type: engine.ActFold, Seat: me}
 		}
 	}
 	if bid != nil {
 		e := t.expected(bid.Face)
 		margin := 0.8 + p.rng.Float64()*1.2
 		if float64(bid.Quantity) > e+margin {
-			return Move{Type: engine.ActChallenge, Seat: me}
+			return engine.Action{Type: engine.ActChallenge, Seat: me}
 		}
 		calza := t.v.Snapshot.Calza == nil || *t.v.Snapshot.Calza // perudo's, when allowed
 		if t.preset.SpotOn != engine.SpotOnNone && calza && math.Abs(float64(bid.Quantity)-e) < 0.4 && p.rng.Float64() < 0.25 {
-			return Move{Type: engine.ActSpotOn, Seat: me}
+			return engine.Action{Type: engine.ActSpotOn, Seat: me}
 		}
 	}
 	if bid == nil {
-		// The opening bid: the face the seat holds most of, somewhat below
-		// what it expects.
-		face, e := t.sides, -1.0
-		for f := 1; f <= t.sides; f++ {
-			if x := t.expected(f) + p.rng.Float64()*0.5; x > e && t.raises(1, f) {
-				face, e = f, x
-			}
-		}
-		q := max(1, min(int(e*0.7), t.inPlay))
-		return Move{Type: engine.ActBid, Seat: me, Quantity: q, Face: face}
+		return p.open(t)
 	}
-	best, bestScore := Move{}, math.Inf(-1)
+	return p.raise(t)
+}
+
+// open is the opening bid: the face the seat holds most of, somewhat
+// below what it expects.
+func (p *Simple) open(t simpleTable) engine.Action {
+	face, e := t.sides, -1.0
+	for f := 1; f <= t.sides; f++ {
+		if x := t.expected(f) + p.rng.Float64()*0.5; x > e && t.raises(1, f) {
+			face, e = f, x
+		}
+	}
+	q := max(1, min(int(e*0.7), t.inPlay))
+	return engine.Action{Type: engine.ActBid, Seat: t.v.Seat, Quantity: q, Face: face}
+}
+
+// raise answers a standing bid with the raise the seat finds most
+// plausible, a challenge when it finds none, or in tavern now and then a
+// fold.
+func (p *Simple) raise(t simpleTable) engine.Action {
+	me, bid := t.v.Seat, t.v.Snapshot.Bid
+	best, bestScore := engine.Action{}, math.Inf(-1)
 	for f := 1; f <= t.sides; f++ {
 		e := t.expected(f)
 		for q := 1; q <= t.inPlay; q++ {
@@ -201,26 +217,23 @@ func (p *Simple) Act(v View) Move {
 			// above the standing bid); a little noise varies the play.
 			score := -math.Max(float64(q)-e, 0)*2 - 0.15*float64(q) + p.rng.Float64()*0.6
 			if score > bestScore {
-				best, bestScore = Move{Type: engine.ActBid, Seat: me, Quantity: q, Face: f}, score
+				best, bestScore = engine.Action{Type: engine.ActBid, Seat: me, Quantity: q, Face: f}, score
 			}
 			break // the smallest raise of each face is its most plausible
 		}
 	}
 	if best.Type == "" {
-		if bid != nil {
-			return Move{Type: engine.ActChallenge, Seat: me}
-		}
-		return Move{Type: engine.ActBid, Seat: me, Quantity: 1, Face: t.sides}
+		return engine.Action{Type: engine.ActChallenge, Seat: me}
 	}
-	if t.preset.Stakes && bid != nil && bestScore < -2.5 && p.rng.Float64() < 0.5 {
-		return Move{Type: engine.ActFold, Seat: me}
+	if t.preset.Stakes && bestScore < -2.5 && p.rng.Float64() < 0.5 {
+		return engine.Action{Type: engine.ActFold, Seat: me}
 	}
 	return best
 }
 
 // ShowAfter shows, now and then, the hidden dice that back the seat's own
 // star-board bid, keeping at least one hidden.
-func (p *Simple) ShowAfter(v View, bid Move) []int {
+func (p *Simple) ShowAfter(v View, bid engine.Action) []int {
 	if !v.Snapshot.StarDie || !v.Snapshot.ShowReroll || bid.Type != engine.ActBid || p.rng.Float64() < 0.5 {
 		return nil
 	}
@@ -246,14 +259,5 @@ func (p *Simple) ShowAfter(v View, bid Move) []int {
 // Hidden returns the dice of all that are not among shown (as multisets),
 // in order.
 func Hidden(all, shown []int) []int {
-	left := slices.Clone(shown)
-	var hidden []int
-	for _, x := range all {
-		if i := slices.Index(left, x); i >= 0 {
-			left = slices.Delete(left, i, i+1)
-			continue
-		}
-		hidden = append(hidden, x)
-	}
-	return hidden
+	return without(all, shown)
 }

@@ -1,4 +1,4 @@
-package seats
+package computer_test
 
 import (
 	"encoding/json"
@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/computer"
 	"github.com/liarsd/liarsd/engine/record"
 )
 
-// TestComputerPlaysEveryPreset plays whole games with computer players (and
+// TestPlayersPlayEveryPreset plays whole games with the levels' players (and
 // the Simple player) at a table whose dice are rolled as physical dice
 // would be: every move the players send is accepted.
-func TestComputerPlaysEveryPreset(t *testing.T) {
+func TestPlayersPlayEveryPreset(t *testing.T) {
 	for _, preset := range engine.PresetNames() {
 		for _, level := range []string{"random", "strong", "simple"} {
 			t.Run(preset+"/"+level, func(t *testing.T) {
@@ -22,13 +23,13 @@ func TestComputerPlaysEveryPreset(t *testing.T) {
 				if _, err := record.Apply(tb, []byte(fmt.Sprintf(`{"type":"new_game","rules":%q,"seats":["ann","bob","cy"],"first":"ann","seed":5}`, preset))); err != nil {
 					t.Fatal(err)
 				}
-				players := map[string]Player{}
+				players := map[string]computer.Player{}
 				for i, n := range names {
 					if level == "simple" {
-						players[n] = NewSimple(uint64(i + 1))
+						players[n] = computer.NewSimple(uint64(i + 1))
 						continue
 					}
-					p, err := NewComputer(level, uint64(i+1))
+					p, err := computer.NewPlayer(level, uint64(i+1))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -66,16 +67,16 @@ func TestComputerPlaysEveryPreset(t *testing.T) {
 						b, _ := json.Marshal(map[string]any{"type": engine.ActReveal, "dice": reveal})
 						line = b
 					} else {
-						v := View{Snapshot: s, Seat: *s.Turn, Dice: dice[*s.Turn]}
+						v := computer.View{Snapshot: s, Seat: *s.Turn, Dice: dice[*s.Turn]}
 						m := players[*s.Turn].Act(v)
-						line = m.Line()
+						line = record.Encode(m)
 						if _, err := record.Apply(tb, line); err != nil {
 							t.Fatalf("%s played %s: refused: %v", *s.Turn, line, err)
 						}
 						if m.Type == engine.ActBid {
 							if show := players[m.Seat].ShowAfter(v, m); len(show) > 0 {
-								sm := Move{Type: engine.ActShow, Seat: m.Seat, Shown: show}
-								if _, err := record.Apply(tb, sm.Line()); err != nil {
+								sm := engine.Action{Type: engine.ActShow, Seat: m.Seat, Shown: show}
+								if _, err := record.Apply(tb, record.Encode(sm)); err != nil {
 									t.Fatalf("%s showed %v: refused: %v", m.Seat, show, err)
 								}
 								// Every shown die stays; the hidden ones are rolled again.

@@ -1,4 +1,4 @@
-package referee_test
+package camera_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"gocv.io/x/gocv"
 
 	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/camera"
 	"github.com/liarsd/liarsd/referee/demo"
 	"github.com/liarsd/liarsd/vision"
 	"github.com/liarsd/liarsd/vision/synth"
@@ -28,16 +29,16 @@ func startUnderAHand(t *testing.T, retry time.Duration) *harness {
 	t.Helper()
 	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: []string{"ann", "bob"}}
 	pos := layout.Positions()
-	return start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
-		Camera: oneUnderAHand(pos), Reader: visiontest.NewReader(t, vision.Options{}),
-		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: retry,
+	return start(t, filepath.Join(t.TempDir(), "t1.journal"), camera.Options{
+		Source: oneUnderAHand(pos), Reader: visiontest.NewReader(t, vision.Options{}),
+		Zones: camera.NearestSeat{Positions: pos}, Retry: retry,
 	})
 }
 
 // oneUnderAHand is a 640x480 camera over two seats at pos (ann, bob) with
 // two dice each: it sees one of ann's (a 3; the other is under a hand) and
 // both of bob's (5 and 2).
-func oneUnderAHand(pos []referee.SeatPosition) sourceCamera {
+func oneUnderAHand(pos []camera.SeatPosition) sourceCamera {
 	return sourceCamera{synth.NewSource(func(frame int) synth.Scene {
 		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame),
 			Dice: []synth.Die{
@@ -55,25 +56,25 @@ func TestCameraReadsTheReveal(t *testing.T) {
 	cam := demo.NewCamera(table, layout, true, 11)
 	defer cam.Close()
 	path := filepath.Join(t.TempDir(), "t1.journal")
-	h := start(t, path, referee.Config{
-		Camera: cam, Reader: visiontest.NewReader(t, vision.Options{StarDice: true, DieSize: 1.27 * 40}),
-		Zones: referee.NearestSeat{Positions: layout.Positions()}, RetryCapture: 50 * time.Millisecond,
+	h := start(t, path, camera.Options{
+		Source: cam, Reader: visiontest.NewReader(t, vision.Options{StarDice: true, DieSize: 1.27 * 40}),
+		Zones: camera.NearestSeat{Positions: layout.Positions()}, Retry: 50 * time.Millisecond,
 	})
-	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":3}}`)
+	h.Do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":3}}`)
 	table.Roll(map[string]int{"ann": 3, "bob": 3}, 6)
-	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":4}`); !rep.OK {
+	if rep := h.Do(t, `{"type":"bid","seat":"ann","quantity":2,"face":4}`); !rep.OK {
 		t.Fatalf("bid: %+v", rep)
 	}
-	if rep := h.do(t, `{"type":"challenge","seat":"bob"}`); !rep.OK {
+	if rep := h.Do(t, `{"type":"challenge","seat":"bob"}`); !rep.OK {
 		t.Fatalf("challenge: %+v", rep)
 	}
-	h.rec.waitFor(t, "the camera's reveal to resolve the call", func() bool {
-		return strings.Contains(h.rec.eventLines(), `"type":"resolved"`)
+	h.Rec.WaitFor(t, "the camera's reveal to resolve the call", func() bool {
+		return strings.Contains(h.Rec.EventLines(), `"type":"resolved"`)
 	})
 	var revealed struct {
 		Dice map[string][]int `json:"dice"`
 	}
-	for _, line := range strings.Split(h.rec.eventLines(), "\n") {
+	for _, line := range strings.Split(h.Rec.EventLines(), "\n") {
 		if strings.Contains(line, `"type":"revealed"`) {
 			_ = json.Unmarshal([]byte(line), &revealed)
 		}
@@ -86,54 +87,50 @@ func TestCameraReadsTheReveal(t *testing.T) {
 			t.Errorf("%s: revealed %v; the table holds %v", seat, got, want)
 		}
 	}
-	h.stop()
-	checkPublishedIsAdjudicated(t, h, path)
+	h.Stop()
+	h.CheckPublishedIsAdjudicated(t)
 }
 
 func TestCameraInDoubtAsksForALook(t *testing.T) {
 	h := startUnderAHand(t, 100*time.Millisecond)
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
-	h.rec.waitFor(t, "two looks asked for", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return len(h.rec.vision) >= 2
+	h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.Do(t, `{"type":"bid","seat":"ann","quantity":2,"face":5}`)
+	h.Do(t, `{"type":"challenge","seat":"bob"}`)
+	h.Rec.WaitFor(t, "two looks asked for", func() bool {
+		return len(h.Rec.VisionMessages()) >= 2
 	})
-	h.rec.mu.Lock()
 	var look struct {
 		Type    string              `json:"type"`
 		Attempt int                 `json:"attempt"`
 		Seats   []referee.SeatCount `json:"seats"`
 		Message string              `json:"message"`
 	}
-	if err := json.Unmarshal(h.rec.vision[1], &look); err != nil {
+	if err := json.Unmarshal(h.Rec.VisionMessages()[1], &look); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(h.rec.vision[1]), "face") {
-		t.Errorf("the vision message names faces: %s", h.rec.vision[1])
+	if strings.Contains(string(h.Rec.VisionMessages()[1]), "face") {
+		t.Errorf("the vision message names faces: %s", h.Rec.VisionMessages()[1])
 	}
-	h.rec.mu.Unlock()
 	want := []referee.SeatCount{{Seat: "ann", Expected: 2, Seen: 1}, {Seat: "bob", Expected: 2, Seen: 2}}
 	if look.Type != "needs_a_look" || look.Attempt != 2 || !slices.Equal(look.Seats, want) {
 		t.Errorf("vision message: got %+v; want needs_a_look, attempt 2, seats %v", look, want)
 	}
-	if st := h.rec.lastState(t); st["status"] != string(referee.StatusNeedsLook) {
+	if st := h.Rec.LastState(t); st["status"] != string(referee.StatusNeedsLook) {
 		t.Errorf("status %v; want %q", st["status"], referee.StatusNeedsLook)
 	} else if lk, _ := st["look"].(map[string]any); lk == nil || lk["message"] != look.Message || strings.Contains(fmt.Sprint(lk), "face") {
 		t.Errorf("the state's look: got %v; want the vision message's summary, %q, without faces", st["look"], look.Message)
 	}
-	if strings.Contains(h.rec.eventLines(), "revealed") {
+	if strings.Contains(h.Rec.EventLines(), "revealed") {
 		t.Fatal("the referee guessed a reveal")
 	}
 	// The operator looks and types the reveal in.
-	if rep := h.do(t, `{"type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`); !rep.OK {
+	if rep := h.Do(t, `{"type":"reveal","dice":{"ann":[3,5],"bob":[5,2]}}`); !rep.OK {
 		t.Fatalf("operator's reveal: %+v", rep)
 	}
-	if !strings.Contains(h.rec.eventLines(), `"type":"resolved","seq":3,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":5},"count":2`) {
-		t.Errorf("events after the operator's reveal:\n%s", h.rec.eventLines())
+	if !strings.Contains(h.Rec.EventLines(), `"type":"resolved","seq":3,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":5},"count":2`) {
+		t.Errorf("events after the operator's reveal:\n%s", h.Rec.EventLines())
 	}
-	if st := h.rec.lastState(t); st["status"] != string(referee.StatusReady) {
+	if st := h.Rec.LastState(t); st["status"] != string(referee.StatusReady) {
 		t.Errorf("status after the reveal: %v; want ready", st["status"])
 	}
 }
@@ -171,19 +168,19 @@ func TestCameraReadsTheOpeningRoll(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "t1.journal")
-	h := start(t, path, referee.Config{
-		Camera: cam, Reader: visiontest.NewReader(t, vision.Options{StarDice: true, DieSize: 1.27 * 40}),
-		Zones: referee.NearestSeat{Positions: layout.Positions()}, RetryCapture: 50 * time.Millisecond,
+	h := start(t, path, camera.Options{
+		Source: cam, Reader: visiontest.NewReader(t, vision.Options{StarDice: true, DieSize: 1.27 * 40}),
+		Zones: camera.NearestSeat{Positions: layout.Positions()}, Retry: 50 * time.Millisecond,
 	})
-	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
-	h.rec.waitFor(t, "the camera's opening roll to start the first hand", func() bool {
-		return strings.Contains(h.rec.eventLines(), `"type":"hand_started"`)
+	h.Do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
+	h.Rec.WaitFor(t, "the camera's opening roll to start the first hand", func() bool {
+		return strings.Contains(h.Rec.EventLines(), `"type":"hand_started"`)
 	})
-	if got := h.rec.eventLines(); !strings.Contains(got, `"opener":"`+want+`"`) {
+	if got := h.Rec.EventLines(); !strings.Contains(got, `"opener":"`+want+`"`) {
 		t.Errorf("events after the opening roll %v:\n%s\nwant %s to open", roll, got, want)
 	}
-	h.stop()
-	checkPublishedIsAdjudicated(t, h, path)
+	h.Stop()
+	h.CheckPublishedIsAdjudicated(t)
 }
 
 // TestCameraWaitsForTheReroll reads an opening roll that ties: the camera
@@ -210,48 +207,37 @@ func TestCameraWaitsForTheReroll(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	// The re-roll's logic is under test, not the reader (the tests above
 	// read through it): the dice read are the rendered frame's own.
-	h := start(t, path, referee.Config{
-		Camera: sourceCamera{src}, Reader: truthReader{src},
-		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: 50 * time.Millisecond,
+	h := start(t, path, camera.Options{
+		Source: sourceCamera{src}, Reader: truthReader{src},
+		Zones: camera.NearestSeat{Positions: pos}, Retry: 50 * time.Millisecond,
 	})
-	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
-	h.rec.waitFor(t, "the tied roll read and a look asked for the re-roll", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		for _, v := range h.rec.vision {
+	h.Do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"seed":3}`)
+	h.Rec.WaitFor(t, "the tied roll read and a look asked for the re-roll", func() bool {
+		for _, v := range h.Rec.VisionMessages() {
 			if strings.Contains(string(v), "not rolled again") {
 				return true
 			}
 		}
 		return false
 	})
-	if got := h.rec.eventLines(); strings.Contains(got, "hand_started") {
+	if got := h.Rec.EventLines(); strings.Contains(got, "hand_started") {
 		t.Fatalf("a hand started on a tie:\n%s", got)
 	}
 	mu.Lock()
 	rolls = map[string][]int{"ann": {2, 3, 4, 6, 6}, "bob": {1, 1, 2, 2, 3}} // bob has two stars
 	mu.Unlock()
-	h.rec.waitFor(t, "the re-roll read", func() bool {
-		return strings.Contains(h.rec.eventLines(), `"type":"hand_started"`)
+	h.Rec.WaitFor(t, "the re-roll read", func() bool {
+		return strings.Contains(h.Rec.EventLines(), `"type":"hand_started"`)
 	})
-	if got := h.rec.eventLines(); !strings.Contains(got, `"opener":"bob"`) {
+	if got := h.Rec.EventLines(); !strings.Contains(got, `"opener":"bob"`) {
 		t.Errorf("events:\n%s\nwant bob to open", got)
 	}
-	h.stop()
+	h.Stop()
 	journal := readJournal(t, path)
 	if n := strings.Count(string(journal), `"opening_roll"`); n != 2 {
 		t.Errorf("the journal holds %d opening rolls; want 2 (the tie and the re-roll):\n%s", n, journal)
 	}
-	checkPublishedIsAdjudicated(t, h, path)
-}
-
-// checkPublishedIsAdjudicated checks that the events the stopped referee
-// published are what adjudicating its journal at path gives.
-func checkPublishedIsAdjudicated(t *testing.T, h *harness, path string) {
-	t.Helper()
-	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
-		t.Errorf("published:\n%s\nadjudicated:\n%s", got, want)
-	}
+	h.CheckPublishedIsAdjudicated(t)
 }
 
 // newVisionReader returns a dice reader with opts, closed when the test ends.

@@ -1,4 +1,4 @@
-package referee_test
+package camera_test
 
 import (
 	"encoding/csv"
@@ -13,7 +13,7 @@ import (
 
 	"gocv.io/x/gocv"
 
-	"github.com/liarsd/liarsd/referee"
+	"github.com/liarsd/liarsd/referee/camera"
 	"github.com/liarsd/liarsd/referee/demo"
 	"github.com/liarsd/liarsd/vision"
 	"github.com/liarsd/liarsd/vision/synth"
@@ -38,7 +38,7 @@ func (r doubtReader) Read(gocv.Mat) ([]vision.Die, error) {
 // with the face the operator gave, the doubted one included.
 func TestExamplesKeepTheOperatorsReveal(t *testing.T) {
 	truth, h, ex, dir := examplesTable(t, [4]int{3, 6, 5, 2}, 2)
-	if rep := h.do(t, `{"type":"reveal","dice":{"ann":[6,3],"bob":[2,5]}}`); !rep.OK {
+	if rep := h.Do(t, `{"type":"reveal","dice":{"ann":[6,3],"bob":[2,5]}}`); !rep.OK {
 		t.Fatalf("operator's reveal: %+v", rep)
 	}
 	if w, _ := ex.Counts(); w != 0 {
@@ -46,10 +46,10 @@ func TestExamplesKeepTheOperatorsReveal(t *testing.T) {
 	}
 	// The next hand's first bid (ann lost a die: she opens): the reveal
 	// is final.
-	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); !rep.OK {
+	if rep := h.Do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); !rep.OK {
 		t.Fatalf("bid: %+v", rep)
 	}
-	h.stop()
+	h.Stop()
 	if w, s := ex.Counts(); w != 1 || s != 0 {
 		t.Fatalf("written %d, skipped %d; want 1, 0", w, s)
 	}
@@ -98,7 +98,7 @@ func readCSV(t *testing.T, path string) [][]string {
 }
 
 func TestLabelRead(t *testing.T) {
-	zones := referee.NearestSeat{Positions: []referee.SeatPosition{{Name: "ann", X: 100, Y: 100}, {Name: "bob", X: 500, Y: 100}}}
+	zones := camera.NearestSeat{Positions: []camera.SeatPosition{{Name: "ann", X: 100, Y: 100}, {Name: "bob", X: 500, Y: 100}}}
 	die := func(x float64, face int, uncertain bool) vision.Die {
 		return vision.Die{X: x, Y: 100, Size: 40, Face: face, Uncertain: uncertain}
 	}
@@ -124,7 +124,7 @@ func TestLabelRead(t *testing.T) {
 			map[string][]int{"ann": {3}}, nil},
 	}
 	for _, c := range cases {
-		labels, ok := referee.LabelRead(c.read, zones, c.final)
+		labels, ok := camera.LabelRead(c.read, zones, c.final)
 		if ok != (c.faces != nil) {
 			t.Errorf("%s: labelled %v; want %v", c.name, ok, c.faces != nil)
 			continue
@@ -147,11 +147,11 @@ func TestExamplesKeepTheCorrection(t *testing.T) {
 	_, h, ex, dir := examplesTable(t, [4]int{4, 6, 2, 3}, 0)
 	// A hurried operator types ann's die wrong, then corrects it.
 	for _, line := range []string{`{"type":"reveal","dice":{"ann":[5,6],"bob":[2,3]}}`, `{"type":"correct","dice":{"ann":[4,6],"bob":[2,3]}}`} {
-		if rep := h.do(t, line); !rep.OK {
+		if rep := h.Do(t, line); !rep.OK {
 			t.Fatalf("%s: %+v", line, rep)
 		}
 	}
-	h.stop()
+	h.Stop()
 	if err := ex.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -170,22 +170,20 @@ func TestExamplesKeepTheCorrection(t *testing.T) {
 // with faces (ann's two, then bob's), the die doubt of the read in doubt,
 // and plays to a reveal that needs a look. It returns the dice on the
 // table, the harness, the examples and their folder.
-func examplesTable(t *testing.T, faces [4]int, doubt int) ([]synth.Die, *harness, *referee.Examples, string) {
+func examplesTable(t *testing.T, faces [4]int, doubt int) ([]synth.Die, *harness, *camera.Examples, string) {
 	t.Helper()
 	// Two 2s: the die in doubt (any face: the reader lists none) could
 	// make the bid true, so the referee asks for a look.
 	truth, h, ex, dir := examplesTableBid(t, faces, doubt, `{"type":"bid","seat":"ann","quantity":2,"face":2}`)
-	h.rec.waitFor(t, "a look asked for", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return len(h.rec.vision) >= 1
+	h.Rec.WaitFor(t, "a look asked for", func() bool {
+		return len(h.Rec.VisionMessages()) >= 1
 	})
 	return truth, h, ex, dir
 }
 
 // examplesTableBid is examplesTable with the bid that bob challenges: it
 // returns once the challenge is taken.
-func examplesTableBid(t *testing.T, faces [4]int, doubt int, bid string) ([]synth.Die, *harness, *referee.Examples, string) {
+func examplesTableBid(t *testing.T, faces [4]int, doubt int, bid string) ([]synth.Die, *harness, *camera.Examples, string) {
 	t.Helper()
 	layout := demo.Layout{Width: 640, Height: 480, DieSize: 40, Seats: []string{"ann", "bob"}}
 	pos := layout.Positions()
@@ -198,17 +196,17 @@ func examplesTableBid(t *testing.T, faces [4]int, doubt int, bid string) ([]synt
 		return synth.Scene{Width: 640, Height: 480, DieSize: 40, Table: synth.Tables[0], Seed: uint64(frame), Dice: truth}
 	})
 	dir := filepath.Join(t.TempDir(), "examples")
-	ex, err := referee.OpenExamples(dir, "t1", false)
+	ex, err := camera.OpenExamples(dir, "t1", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), referee.Config{
-		Camera: sourceCamera{src}, Reader: doubtReader{src: src, doubt: doubt},
-		Zones: referee.NearestSeat{Positions: pos}, RetryCapture: time.Hour, Examples: ex,
+	h := start(t, filepath.Join(t.TempDir(), "t1.journal"), camera.Options{
+		Source: sourceCamera{src}, Reader: doubtReader{src: src, doubt: doubt},
+		Zones: camera.NearestSeat{Positions: pos}, Retry: time.Hour, Examples: ex,
 	})
-	h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
-	h.do(t, bid)
-	h.do(t, `{"type":"challenge","seat":"bob"}`)
+	h.Do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3,"options":{"dice":2}}`)
+	h.Do(t, bid)
+	h.Do(t, `{"type":"challenge","seat":"bob"}`)
 	return truth, h, ex, dir
 }
 
@@ -219,16 +217,16 @@ func TestExamplesSkipUnconfirmedDice(t *testing.T) {
 	for _, correct := range []bool{false, true} {
 		// One 2: bob's 2 makes it true whatever the die in doubt shows.
 		_, h, ex, dir := examplesTableBid(t, [4]int{3, 6, 5, 2}, 2, `{"type":"bid","seat":"ann","quantity":1,"face":2}`)
-		h.rec.waitFor(t, "the reveal settled", func() bool { return strings.Contains(h.rec.eventLines(), `"unconfirmed":{"bob":[0]}`) })
+		h.Rec.WaitFor(t, "the reveal settled", func() bool { return strings.Contains(h.Rec.EventLines(), `"unconfirmed":{"bob":[0]}`) })
 		if correct {
-			if rep := h.do(t, `{"type":"correct","dice":{"ann":[3,6],"bob":[5,2]}}`); !rep.OK {
+			if rep := h.Do(t, `{"type":"correct","dice":{"ann":[3,6],"bob":[5,2]}}`); !rep.OK {
 				t.Fatalf("correction: %+v", rep)
 			}
 		}
-		if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`); !rep.OK {
+		if rep := h.Do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`); !rep.OK {
 			t.Fatalf("bid: %+v", rep)
 		}
-		h.stop()
+		h.Stop()
 		w, s := ex.Counts()
 		if want := map[bool]int{false: 0, true: 1}[correct]; w != want || s != 1-want {
 			t.Errorf("corrected %v: written %d, skipped %d; want %d, %d", correct, w, s, want, 1-want)

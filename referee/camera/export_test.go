@@ -1,4 +1,4 @@
-package referee
+package camera
 
 // FrameJPEG is frameJPEG, for the benchmark.
 var FrameJPEG = frameJPEG
