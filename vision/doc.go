@@ -14,7 +14,9 @@
 // table of package vision/synth.
 //
 // Dice are found by the dice finder, a small CenterNet-style network
-// (model/finder.onnx) that marks each die's centre and extent, and read by
+// (model/finder.onnx) that marks each die's centre and extent (once at the
+// calibrated die size, or over an image pyramid when the size is unknown),
+// and read by
 // the face classifier (model/faces.onnx), which reads a window around each
 // die and also says when a window holds no die; both are trained with
 // PyTorch by vision/recipe/train.py (make train) and run through OpenCV's
