@@ -105,7 +105,7 @@ func TestInputsAndExports(t *testing.T) {
 	if _, body := request(t, h, "GET", "/api/results.csv", "", "", ""); !strings.Contains(body, "1,t1,,a,,,") {
 		t.Errorf("results.csv: got\n%s\nwant t1's players without a result yet", body)
 	}
-	res, body = request(t, h, "GET", "/api/export.json", "", "", "")
+	_, body = request(t, h, "GET", "/api/export.json", "", "", "")
 	var e tournament.Export
 	if err := json.Unmarshal([]byte(body), &e); err != nil || len(e.Rounds) != 1 || len(e.Standings) != 3 {
 		t.Errorf("export.json: got %v %s", err, body)
