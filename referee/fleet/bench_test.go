@@ -528,7 +528,7 @@ func TestBenchVenue(t *testing.T) {
 				continue
 			}
 			fromEvents++
-			got, err := orderIn(want[g.Table], g.Table, g.Seats, g.Result.Start, g.Result.Seq)
+			got, err := venuetest.FinishingOrder(want[g.Table], g.Table, g.Seats, g.Result.Start, g.Result.Seq)
 			if err != nil || !reflect.DeepEqual(got, g.Result.Order) {
 				mismatched++
 				if mismatched < 5 {
@@ -577,23 +577,4 @@ func TestBenchVenue(t *testing.T) {
 	report("bench-venue: load %s at the end (2 cores)", uptime())
 	fmt.Printf("venue: tables %d, players %d, rounds %d, events %d, lost %d, reordered %d, mismatched %d\n",
 		nTables, nPlayers, len(roundTimes), events, check.Lost, check.Reordered, mismatched)
-}
-
-// orderIn is the finishing order the table's events from seq start to
-// end give.
-func orderIn(evs [][]byte, table string, seats []string, start, end int) ([][]string, error) {
-	if start < 1 || end > len(evs) || start > end {
-		return nil, fmt.Errorf("seqs %d to %d are not in the journal's %d events", start, end, len(evs))
-	}
-	var kept []tournament.TableEvent
-	for _, raw := range evs[start-1 : end] {
-		if e, ok := tournament.ParseEvent(table, raw); ok {
-			kept = append(kept, e)
-		}
-	}
-	order, ok := tournament.OrderOf(seats, kept)
-	if !ok {
-		return nil, fmt.Errorf("seqs %d to %d hold no game_over", start, end)
-	}
-	return order, nil
 }

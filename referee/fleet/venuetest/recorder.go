@@ -16,6 +16,7 @@ import (
 
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/tournament"
 )
 
 // Recorder subscribes to every table's events with a persistent session
@@ -250,4 +251,24 @@ func Adjudicate(bin, dir string) ([][]byte, error) {
 		}
 	}
 	return evs, sc.Err()
+}
+
+// FinishingOrder is the finishing order that a table's events (evs, as
+// Adjudicate returns them) from seq start to seq end give: what a
+// tournament's result for that game must say.
+func FinishingOrder(evs [][]byte, table string, seats []string, start, end int) ([][]string, error) {
+	if start < 1 || end > len(evs) || start > end {
+		return nil, fmt.Errorf("seqs %d to %d are not in the journal's %d events", start, end, len(evs))
+	}
+	var kept []tournament.TableEvent
+	for _, raw := range evs[start-1 : end] {
+		if e, ok := tournament.ParseEvent(table, raw); ok {
+			kept = append(kept, e)
+		}
+	}
+	order, ok := tournament.OrderOf(seats, kept)
+	if !ok {
+		return nil, fmt.Errorf("seqs %d to %d hold no game_over", start, end)
+	}
+	return order, nil
 }

@@ -348,7 +348,7 @@ func TestSmallTournamentEndToEnd(t *testing.T) {
 			if g.Result.Source != tournament.FromEvents {
 				continue
 			}
-			got, err := journalOrder(want[g.Table], g.Table, g.Seats, g.Result.Start, g.Result.Seq)
+			got, err := venuetest.FinishingOrder(want[g.Table], g.Table, g.Seats, g.Result.Start, g.Result.Seq)
 			if err != nil {
 				t.Errorf("round %d, table %s: %v", r.Number, g.Table, err)
 				continue
@@ -379,25 +379,6 @@ func TestSmallTournamentEndToEnd(t *testing.T) {
 	if n := strings.Count(string(log), "service: journal replayed"); n != 3 {
 		t.Errorf("the service started %d times; want 3 (two kills -9)", n)
 	}
-}
-
-// journalOrder is the finishing order that the table's events from seq
-// start to seq end give.
-func journalOrder(evs [][]byte, table string, seats []string, start, end int) ([][]string, error) {
-	if start < 1 || end > len(evs) || start > end {
-		return nil, fmt.Errorf("seqs %d to %d are not in the journal's %d events", start, end, len(evs))
-	}
-	var kept []tournament.TableEvent
-	for _, raw := range evs[start-1 : end] {
-		if e, ok := tournament.ParseEvent(table, raw); ok {
-			kept = append(kept, e)
-		}
-	}
-	order, ok := tournament.OrderOf(seats, kept)
-	if !ok {
-		return nil, fmt.Errorf("seqs %d to %d hold no game_over", start, end)
-	}
-	return order, nil
 }
 
 func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
