@@ -174,17 +174,39 @@ func decodeStrict(b []byte) (engine.Action, error) {
 	}
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
-		var te *json.UnmarshalTypeError
-		var uo unknownOptionError
-		if errors.As(err, &uo) {
-			return engine.Action{}, badInput("unknown option %q (options are %s)", string(uo), strings.Join(engine.OptionNames, ", "))
-		}
-		if errors.As(err, &te) {
-			return engine.Action{}, badInput("field %q must be %s", te.Field, kindOf(te.Type.String()))
-		}
-		return engine.Action{}, badInput("the line is not JSON: %v", err)
+		return engine.Action{}, unmarshalRejection(err)
 	}
 	return actionOf(l)
+}
+
+// unmarshalRejection says in a bad_input why encoding/json refused a line.
+func unmarshalRejection(err error) *engine.Rejection {
+	var te *json.UnmarshalTypeError
+	var uo unknownOptionError
+	if errors.As(err, &uo) {
+		return badInput("unknown option %q (options are %s)", string(uo), strings.Join(engine.OptionNames, ", "))
+	}
+	if errors.As(err, &te) {
+		return badInput("field %q must be %s", te.Field, kindOf(te.Type.String()))
+	}
+	return badInput("the line is not JSON: %v", err)
+}
+
+// DecodeOptions reads a new_game's "options" object as Decode reads it in
+// a line: an unknown name or a value of the wrong kind is refused
+// (bad_input). Whether the values suit the preset is the engine's to say
+// when the game starts.
+func DecodeOptions(b []byte) (engine.Options, error) {
+	var o options
+	if err := json.Unmarshal(b, &o); err != nil {
+		// Named from the line, as Decode names them: "options.dice".
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			te.Field = strings.TrimSuffix("options."+te.Field, ".")
+		}
+		return engine.Options{}, unmarshalRejection(err)
+	}
+	return o.engine(), nil
 }
 
 // actionOf is the action of a line whose fields are all of their types:
@@ -307,7 +329,7 @@ func (o *options) engine() engine.Options {
 func (o *options) UnmarshalJSON(b []byte) error {
 	var names map[string]json.RawMessage
 	if err := json.Unmarshal(b, &names); err != nil {
-		return &json.UnmarshalTypeError{Value: "options", Type: reflect.TypeFor[options](), Field: "options"}
+		return &json.UnmarshalTypeError{Value: "options", Type: reflect.TypeFor[options]()}
 	}
 	// The first in name order is named, so that a line is always refused
 	// in the same words.

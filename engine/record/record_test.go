@@ -556,3 +556,23 @@ func BenchmarkAdjudicateParts100k(b *testing.B) {
 		return ew.Flush()
 	})
 }
+
+// TestDecodeOptions: a new_game's options alone read as in a line, and
+// refused in the same words.
+func TestDecodeOptions(t *testing.T) {
+	o, err := DecodeOptions([]byte(`{"dice":3,"wild":"ones"}`))
+	if err != nil || o.Dice == nil || *o.Dice != 3 || o.Wild == nil || *o.Wild != "ones" || o.Sides != nil {
+		t.Errorf("got %+v, %v; want dice 3, wild ones, nothing else", o, err)
+	}
+	for _, tt := range []struct{ options, want string }{
+		{`{"dices":3}`, `unknown option "dices"`},
+		{`{"dice":"3"}`, `must be`},
+		{`[1]`, `options`},
+	} {
+		_, err := DecodeOptions([]byte(tt.options))
+		_, lineErr := Decode([]byte(`{"type":"new_game","rules":"common-hand","seats":["a","b"],"options":` + tt.options + `}`))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || lineErr == nil || err.Error() != lineErr.Error() {
+			t.Errorf("DecodeOptions(%s) = %v; want %q, as in a line (%v)", tt.options, err, tt.want, lineErr)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package tournament
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -53,6 +52,9 @@ type Setup struct {
 	// Seed draws the first round's seating and the last tie-break, and
 	// the games' seeds.
 	Seed int64 `json:"seed"`
+
+	// options are Options read by check, for the games' new_game.
+	options engine.Options
 }
 
 // Duration is a time.Duration written as Go writes one ("45m", "1h30m").
@@ -152,11 +154,18 @@ func (s *Setup) check() *Refusal {
 	if s.TimeLimit < 0 {
 		return refuse(BadSetup, "a time limit cannot be negative")
 	}
+	s.options = engine.Options{}
 	if len(s.Options) > 0 {
 		var o map[string]json.RawMessage
 		if json.Unmarshal(s.Options, &o) != nil || o == nil {
 			return refuse(BadSetup, "options are an object, as in a new_game")
 		}
+		opts, err := record.DecodeOptions(s.Options)
+		var rej *engine.Rejection
+		if asType(err, &rej) {
+			return refuse(BadSetup, "the engine refuses this game: %s", rej.Message)
+		}
+		s.options = opts
 	}
 	// The engine checks the options and the sizes, as a table will.
 	for n := max(p.MinSeats, 2); n <= s.Seats; n++ {
@@ -176,44 +185,25 @@ func (s *Setup) check() *Refusal {
 	return nil
 }
 
-// newGameLine is the table's new_game (RECORD.md) of a tournament game:
-// the rules and options of the setup, the seats, the computer players'
-// seats, the game's seed and the command's id.
+// newGameLine is the table's new_game (RECORD.md) of a tournament game,
+// as record writes one: the rules and options of the setup, the seats,
+// the computer players' seats, the game's seed; with the command's id
+// when there is one.
 func newGameLine(s *Setup, seats []string, computers map[string]string, seed int64, id string) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{`)
-	if id != "" {
-		idJSON, _ := json.Marshal(id)
-		b.WriteString(`"id":`)
-		b.Write(idJSON)
-		b.WriteString(`,`)
-	}
-	rules, _ := json.Marshal(s.Rules)
-	names, _ := json.Marshal(seats)
-	fmt.Fprintf(&b, `"type":"new_game","rules":%s,"seats":%s,"seed":%d`, rules, names, seed)
-	if len(s.Options) > 0 {
-		var compact bytes.Buffer
-		_ = json.Compact(&compact, s.Options)
-		b.WriteString(`,"options":`)
-		b.Write(compact.Bytes())
-	}
-	var comp []string
+	a := engine.Action{Type: engine.ActNewGame, Rules: s.Rules, Seats: seats, Seed: seed, Options: s.options}
 	for _, seat := range seats {
-		if lvl, ok := computers[seat]; ok && lvl != "" {
-			comp = append(comp, seat)
+		if lvl := computers[seat]; lvl != "" {
+			if a.Computer == nil {
+				a.Computer = map[string]engine.ComputerSeat{}
+			}
+			a.Computer[seat] = engine.ComputerSeat{Level: lvl}
 		}
 	}
-	if len(comp) > 0 {
-		m := map[string]map[string]string{}
-		for _, seat := range comp {
-			m[seat] = map[string]string{"level": computers[seat]}
-		}
-		cj, _ := json.Marshal(m)
-		b.WriteString(`,"computer":`)
-		b.Write(cj)
+	c := record.SplitCommand(record.Encode(a))
+	if id != "" {
+		c.ID, _ = json.Marshal(id)
 	}
-	b.WriteString(`}`)
-	return b.Bytes()
+	return c.Journaled()
 }
 
 // validName reports whether n is a seat name of RECORD.md: 1 to 32

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/liarsd/liarsd/engine"
+	"github.com/liarsd/liarsd/engine/record"
 )
 
 var t0 = time.Date(2026, 12, 5, 18, 0, 0, 0, time.UTC)
@@ -285,21 +288,25 @@ func TestNewGameCommand(t *testing.T) {
 		t.Fatalf("got %d commands; want 1", len(cmds))
 	}
 	c := cmds[0]
-	var got map[string]any
-	if err := json.Unmarshal(c.Line, &got); err != nil {
-		t.Fatal(err)
+	// What a table reads of it: record's decoding, as the referee's.
+	cmd, got, err := record.DecodeCommand(c.Line)
+	if err != nil {
+		t.Fatalf("the table refuses %s: %v", c.Line, err)
 	}
-	want := map[string]any{"id": "tournament:cup:r1:t1:a1", "type": "new_game", "rules": "common-hand", "seats": []any{"ann", "bob"},
-		"seed": got["seed"], "options": map[string]any{"dice": 2.0}, "computer": map[string]any{"bob": map[string]any{"level": "beginner"}}}
+	dice := 2
+	want := engine.Action{Type: engine.ActNewGame, Rules: "common-hand", Seats: []string{"ann", "bob"}, Seed: got.Seed,
+		Options: engine.Options{Dice: &dice}, Computer: map[string]engine.ComputerSeat{"bob": {Level: "beginner"}}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %s; want %v", c.Line, want)
+		t.Errorf("got %s = %+v; want %+v", c.Line, got, want)
 	}
-	if c.Table != "t1" || c.ID != "tournament:cup:r1:t1:a1" {
-		t.Errorf("got table %s id %s; want t1 and the line's id", c.Table, c.ID)
+	if string(cmd.ID) != `"tournament:cup:r1:t1:a1"` || c.Table != "t1" || c.ID != "tournament:cup:r1:t1:a1" {
+		t.Errorf("got table %s id %s (%s in the line); want t1 and the line's id", c.Table, c.ID, cmd.ID)
 	}
-	if s, _ := got["seed"].(float64); s < 1 || s >= 1<<53 {
-		t.Errorf("got seed %v; want 1 to 2^53", got["seed"])
+	if got.Seed < 1 || got.Seed >= 1<<53 {
+		t.Errorf("got seed %v; want 1 to 2^53", got.Seed)
 	}
+	// Options the engine does not know are refused at the setup.
+	refused(t, New("cup"), `{"type":"setup","setup":{"format":"swiss","rules":"common-hand","options":{"dices":2},"seats":3,"rounds":1,"tables":["t1"]}}`, BadSetup, `unknown option "dices"`)
 }
 
 func TestResultsFromEvents(t *testing.T) {
