@@ -29,11 +29,11 @@ func TestComputerSeatsPlayTheirTurns(t *testing.T) {
 	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); !rep.OK {
 		t.Fatalf("bid: %+v", rep)
 	}
-	h.rec.waitFor(t, "a computer call or ann's turn", func() bool {
-		st := h.rec.lastState(t)
+	h.rec.WaitFor(t, "a computer call or ann's turn", func() bool {
+		st := h.rec.LastState(t)
 		return st["phase"] == "reveal" || (st["turn"] == "ann" && st["bid"].(map[string]any)["seat"] != "ann")
 	})
-	st := h.rec.lastState(t)
+	st := h.rec.LastState(t)
 	for _, s := range st["seats"].([]any) {
 		seat := s.(map[string]any)
 		if want := seat["name"] != "ann"; seat["computer"] != want {
@@ -50,7 +50,7 @@ func TestComputerSeatsPlayTheirTurns(t *testing.T) {
 	if !strings.Contains(journal, `"computer":{`) || !strings.Contains(journal, `"seat":"bot"`) {
 		t.Fatalf("journal does not show the computer seats named and playing:\n%s", journal)
 	}
-	events := h.rec.eventLines()
+	events := h.rec.EventLines()
 	if got := adjudicate(t, path); got != events {
 		t.Fatalf("adjudicate(journal):\n%s\nwant the published events:\n%s", got, events)
 	}
@@ -104,7 +104,7 @@ func TestComputerSeatsMoveOnlyByThemselves(t *testing.T) {
 			t.Errorf("%s: got %+v; want %s, a computer seat", line, rep, want)
 		}
 	}
-	if st := h.rec.lastState(t); st["turn"] != "bot" || st["bid"] != nil {
+	if st := h.rec.LastState(t); st["turn"] != "bot" || st["bid"] != nil {
 		t.Errorf("after the refused moves: turn %v, bid %v; want bot's turn, no bid", st["turn"], st["bid"])
 	}
 }
@@ -124,7 +124,7 @@ func TestConfiguredBluffCheck(t *testing.T) {
 	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":3,"bluff":true}`); !rep.OK {
 		t.Fatalf("a bid with a bluff check: %+v", rep)
 	}
-	if got := h.rec.eventLines(); !strings.Contains(got, `"type":"bluff_check"`) || !strings.Contains(got, `"bonus":3`) {
+	if got := h.rec.EventLines(); !strings.Contains(got, `"type":"bluff_check"`) || !strings.Contains(got, `"bonus":3`) {
 		t.Errorf("events:\n%s\nwant a bluff_check with ann's bonus 3", got)
 	}
 }
@@ -145,8 +145,8 @@ func TestComputerSeatMovesAfterARefusal(t *testing.T) {
 	if rep := h.do(t, `{"type":"bid","seat":"ann","quantity":1,"face":2}`); rep.OK || rep.Reason != "not_your_turn" {
 		t.Fatalf("ann's bid out of turn: got %+v; want not_your_turn", rep)
 	}
-	h.rec.waitFor(t, "bot's bid", func() bool {
-		st := h.rec.lastState(t)
+	h.rec.WaitFor(t, "bot's bid", func() bool {
+		st := h.rec.LastState(t)
 		bid, _ := st["bid"].(map[string]any)
 		return bid != nil && bid["seat"] == "bot"
 	})
@@ -165,16 +165,16 @@ func TestComputerSeatsAsNewGameNamesThem(t *testing.T) {
 	if rep := h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bot","cat"],"first":"bot","seed":4,"computer":{"bot":{"level":"threshold"}}}`); !rep.OK {
 		t.Fatalf("new_game: %+v", rep)
 	}
-	h.rec.waitFor(t, "bot's move", func() bool {
-		st := h.rec.lastState(t)
+	h.rec.WaitFor(t, "bot's move", func() bool {
+		st := h.rec.LastState(t)
 		return st["turn"] != "bot" || st["phase"] != "bidding"
 	})
-	st := h.rec.lastState(t)
+	st := h.rec.LastState(t)
 	if st["turn"] != "cat" {
 		t.Fatalf("after bot's move: turn %v; want cat, a person in this game", st["turn"])
 	}
 	time.Sleep(100 * time.Millisecond) // the referee would have played cat by now
-	if st := h.rec.lastState(t); st["turn"] != "cat" {
+	if st := h.rec.LastState(t); st["turn"] != "cat" {
 		t.Fatalf("the referee played cat, a person in this game: turn %v, bid %v", st["turn"], st["bid"])
 	}
 	if rep := h.do(t, `{"type":"challenge","seat":"cat"}`); !rep.OK {

@@ -60,7 +60,7 @@ func TestCorrectFromTheOperator(t *testing.T) {
 	for _, step := range exampleGame {
 		h.do(t, step.line)
 	}
-	st := h.rec.lastState(t)
+	st := h.rec.LastState(t)
 	c, ok := st["correctable"].(map[string]any)
 	if !ok || c["game"] != float64(1) || c["hand"] != float64(1) {
 		t.Fatalf("state's correctable after the reveal: got %v; want game 1, hand 1", st["correctable"])
@@ -81,10 +81,10 @@ func TestCorrectFromTheOperator(t *testing.T) {
 {"type":"resolved","seq":8,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":3},"count":1,"dice":{"ann":-1},"out":[]}
 {"type":"hand_started","seq":9,"game":1,"hand":2,"opener":"ann","dice":{"ann":4,"bob":5,"cy":5}}
 `
-	if got := h.rec.eventLines(); !strings.HasSuffix(got, wantTail) {
+	if got := h.rec.EventLines(); !strings.HasSuffix(got, wantTail) {
 		t.Errorf("published events:\n%s\nwant them to end with:\n%s", got, wantTail)
 	}
-	st = h.rec.lastState(t)
+	st = h.rec.LastState(t)
 	if last := st["last"].(map[string]any); last["count"] != float64(1) || st["turn"] != "ann" {
 		t.Errorf("state after the correction: last %v, turn %v; want the corrected resolution, ann to bid", st["last"], st["turn"])
 	}
@@ -92,7 +92,7 @@ func TestCorrectFromTheOperator(t *testing.T) {
 		t.Errorf("state's correctable: got %v; want the corrected dice", c)
 	}
 	h.stop()
-	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
+	if got, want := h.rec.EventLines(), adjudicate(t, path); got != want {
 		t.Errorf("published:\n%s\nadjudicate(journal):\n%s", got, want)
 	}
 	if !strings.Contains(string(readJournal(t, path)), `{"type":"correct","dice":{"ann":[3,1,1,2,5],`) {
@@ -106,13 +106,13 @@ func TestCorrectFromTheOperator(t *testing.T) {
 	if err != nil || !rep.OK {
 		t.Fatalf("Correct after a restart: got %+v, %v; want ok", rep, err)
 	}
-	if st := h2.rec.lastState(t); st["turn"] != "bob" {
+	if st := h2.rec.LastState(t); st["turn"] != "bob" {
 		t.Errorf("after correcting back: turn %v; want bob", st["turn"])
 	}
 	if rep := h2.do(t, `{"type":"bid","seat":"bob","quantity":1,"face":2}`); !rep.OK {
 		t.Fatalf("bid: %+v", rep)
 	}
-	if _, ok := h2.rec.lastState(t)["correctable"]; ok {
+	if _, ok := h2.rec.LastState(t)["correctable"]; ok {
 		t.Error("the state offers a correction after the next bid")
 	}
 	rep, err = h2.ref.Correct(ctx, fixed)
@@ -124,7 +124,7 @@ func TestCorrectFromTheOperator(t *testing.T) {
 		t.Errorf("Correct with no dice: got %+v; want bad_input", rep)
 	}
 	h2.stop()
-	if got, want := h2.rec.eventLines(), adjudicate(t, path); got != want {
+	if got, want := h2.rec.EventLines(), adjudicate(t, path); got != want {
 		t.Errorf("after restart, published:\n%s\nadjudicate(journal):\n%s", got, want)
 	}
 }

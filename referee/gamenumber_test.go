@@ -36,15 +36,13 @@ func TestStateNumbersGamesAsTheJournal(t *testing.T) {
 					t.Errorf("%s: game_number %v, game %v; want 4 and 1", when, st["game_number"], st["game"])
 				}
 			}
-			check("live", r.rec.lastState(t))
+			check("live", r.rec.LastState(t))
 			r.stop()
 			again := startJournal(t, path, journal.Options{SegmentLines: per})
-			again.rec.waitFor(t, "the state after the restart", func() bool {
-				again.rec.mu.Lock()
-				defer again.rec.mu.Unlock()
-				return len(again.rec.states) > 0
+			again.rec.WaitFor(t, "the state after the restart", func() bool {
+				return len(again.rec.States()) > 0
 			})
-			check("after a restart", again.rec.lastState(t))
+			check("after a restart", again.rec.LastState(t))
 		})
 	}
 }
@@ -64,23 +62,21 @@ func TestStateKeepsTheLastRevealsUnconfirmedDice(t *testing.T) {
 		}
 	}
 	lastUnconfirmed := func(st map[string]any) string { b, _ := json.Marshal(st["last_unconfirmed"]); return string(b) }
-	if got := lastUnconfirmed(r.rec.lastState(t)); got != `{"ann":[1]}` {
+	if got := lastUnconfirmed(r.rec.LastState(t)); got != `{"ann":[1]}` {
 		t.Errorf("after the reveal: last_unconfirmed %s; want {\"ann\":[1]}", got)
 	}
 	r.stop()
 	again := startJournal(t, path, journal.Options{})
-	again.rec.waitFor(t, "the state after the restart", func() bool {
-		again.rec.mu.Lock()
-		defer again.rec.mu.Unlock()
-		return len(again.rec.states) > 0
+	again.rec.WaitFor(t, "the state after the restart", func() bool {
+		return len(again.rec.States()) > 0
 	})
-	if got := lastUnconfirmed(again.rec.lastState(t)); got != `{"ann":[1]}` {
+	if got := lastUnconfirmed(again.rec.LastState(t)); got != `{"ann":[1]}` {
 		t.Errorf("after a restart: last_unconfirmed %s; want {\"ann\":[1]}", got)
 	}
 	if rep := again.submit(t, `{"type":"correct","dice":{"ann":[3,4],"bob":[5,2]}}`, false); !rep.OK {
 		t.Fatalf("correct: %+v", rep)
 	}
-	if got := lastUnconfirmed(again.rec.lastState(t)); got != "null" {
+	if got := lastUnconfirmed(again.rec.LastState(t)); got != "null" {
 		t.Errorf("after a correction: last_unconfirmed %s; want none", got)
 	}
 }

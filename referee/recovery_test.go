@@ -13,6 +13,7 @@ import (
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/refereetest"
 )
 
 // A journal that is not as the referee writes it (blank lines, a garbled
@@ -33,10 +34,8 @@ func TestReplayIsAdjudicateOfAnOddJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := start(t, path, referee.Config{})
-	h.rec.waitFor(t, "the replayed state", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return len(h.rec.states) > 0
+	h.rec.WaitFor(t, "the replayed state", func() bool {
+		return len(h.rec.States()) > 0
 	})
 	// Line 7 of the journal now: refused, numbered 7.
 	rep := h.do(t, `{"type":"bid","seat":"ann","quantity":2,"face":2}`)
@@ -47,7 +46,7 @@ func TestReplayIsAdjudicateOfAnOddJournal(t *testing.T) {
 		t.Errorf("bob's bid: got %+v; want it accepted", rep)
 	}
 	h.stop()
-	got, want := h.rec.eventLines(), adjudicate(t, path)
+	got, want := h.rec.EventLines(), adjudicate(t, path)
 	if got != want {
 		t.Errorf("published:\n%.2000s\nwant adjudicate(journal):\n%.2000s", got, want)
 	}
@@ -81,7 +80,7 @@ func TestRedeliveredRefusedCommandIsNotJournaledTwice(t *testing.T) {
 	if got, want := bytes.Count(data, []byte("\n")), 2; got != want {
 		t.Errorf("journal: got %d lines; want %d:\n%s", got, want, data)
 	}
-	if got, want := h2.rec.eventLines(), adjudicate(t, path); got != want {
+	if got, want := h2.rec.EventLines(), adjudicate(t, path); got != want {
 		t.Errorf("published after the restart:\n%s\nwant adjudicate(journal):\n%s", got, want)
 	}
 }
@@ -100,14 +99,11 @@ func TestRefusalWithAFailingJournalShowsTheError(t *testing.T) {
 	if err != nil || rep.OK || rep.Reason != engine.NotYourTurn {
 		t.Errorf("refused bid: got %+v, %v; want not_your_turn", rep, err)
 	}
-	h.rec.waitFor(t, "an error state", func() bool {
-		h.rec.mu.Lock()
-		defer h.rec.mu.Unlock()
-		return bytes.Contains(h.rec.states[len(h.rec.states)-1], []byte(`"status":"error"`))
+	h.rec.WaitFor(t, "an error state", func() bool {
+		states := h.rec.States()
+		return bytes.Contains(states[len(states)-1], []byte(`"status":"error"`))
 	})
-	h.rec.mu.Lock()
-	n := len(h.rec.events)
-	h.rec.mu.Unlock()
+	n := len(h.rec.Events())
 	if n != 1 {
 		t.Errorf("published %d events; want only the hand_started", n)
 	}
@@ -116,7 +112,7 @@ func TestRefusalWithAFailingJournalShowsTheError(t *testing.T) {
 // journalFirst checks, at each event published, that the journal on disk
 // already gives it: its line was written before its event went out.
 type journalFirst struct {
-	*recorder
+	*refereetest.Recorder
 	t    *testing.T
 	path string
 }
@@ -131,20 +127,20 @@ func (p journalFirst) Event(seq int, b []byte) {
 	if !bytes.Contains(out.Bytes(), append(b, '\n')) {
 		p.t.Errorf("event %s published before the journal gives it; the journal gives:\n%s", b, out.Bytes())
 	}
-	p.recorder.Event(seq, b)
+	p.Recorder.Event(seq, b)
 }
 
 // Every event, accepted or rejected, goes out only once the journal on
 // disk holds the line it comes from.
 func TestEventsGoOutAfterTheirLineIsJournaled(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t1.journal")
-	rec := newRecorder()
-	h := start(t, path, referee.Config{Publisher: journalFirst{recorder: rec, t: t, path: path}})
+	rec := refereetest.NewRecorder()
+	h := start(t, path, referee.Config{Publisher: journalFirst{Recorder: rec, t: t, path: path}})
 	for _, step := range exampleGame {
 		h.do(t, step.line)
 	}
 	h.stop()
-	if got, want := rec.eventLines(), adjudicate(t, path); got != want || got == "" {
+	if got, want := rec.EventLines(), adjudicate(t, path); got != want || got == "" {
 		t.Errorf("published:\n%s\nwant adjudicate(journal):\n%s", got, want)
 	}
 }

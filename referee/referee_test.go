@@ -3,7 +3,6 @@ package referee_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,97 +18,13 @@ import (
 	"github.com/liarsd/liarsd/engine/record"
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/refereetest"
 )
-
-// recorder keeps what the referee publishes, in order.
-type recorder struct {
-	mu     sync.Mutex
-	events [][]byte
-	seqs   []int
-	states [][]byte
-	replys [][]byte
-	vision [][]byte
-	notify chan struct{}
-}
-
-func newRecorder() *recorder { return &recorder{notify: make(chan struct{}, 1)} }
-
-func (r *recorder) poke() {
-	select {
-	case r.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (r *recorder) Event(seq int, b []byte) {
-	r.mu.Lock()
-	r.events = append(r.events, b)
-	r.seqs = append(r.seqs, seq)
-	r.mu.Unlock()
-	r.poke()
-}
-func (r *recorder) State(b []byte) {
-	r.mu.Lock()
-	r.states = append(r.states, b)
-	r.mu.Unlock()
-	r.poke()
-}
-func (r *recorder) Reply(b []byte) {
-	r.mu.Lock()
-	r.replys = append(r.replys, b)
-	r.mu.Unlock()
-	r.poke()
-}
-func (r *recorder) Vision(b []byte) {
-	r.mu.Lock()
-	r.vision = append(r.vision, b)
-	r.mu.Unlock()
-	r.poke()
-}
-
-func (r *recorder) eventLines() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	for _, e := range r.events {
-		b.Write(e)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func (r *recorder) lastState(t *testing.T) map[string]any {
-	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.states) == 0 {
-		t.Fatal("no state published")
-	}
-	var m map[string]any
-	if err := json.Unmarshal(r.states[len(r.states)-1], &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-// waitFor polls cond until it holds or fails after 20 s.
-func (r *recorder) waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.After(20 * time.Second)
-	for !cond() {
-		select {
-		case <-r.notify:
-		case <-time.After(10 * time.Millisecond):
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
 
 type harness struct {
 	ref     *referee.Referee
 	j       *journal.Journal
-	rec     *recorder
+	rec     *refereetest.Recorder
 	journal string
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -123,7 +38,7 @@ func start(t *testing.T, path string, cfg referee.Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{rec: newRecorder(), journal: path, done: make(chan struct{}), logs: &bytes.Buffer{}}
+	h := &harness{rec: refereetest.NewRecorder(), journal: path, done: make(chan struct{}), logs: &bytes.Buffer{}}
 	cfg.Journal = j
 	h.j = j
 	if cfg.Publisher == nil {
@@ -240,7 +155,7 @@ func TestWholeGameFromCommands(t *testing.T) {
 {"type":"resolved","seq":4,"call":"challenge","bidder":"ann","caller":"bob","bid":{"quantity":2,"face":3},"count":2,"dice":{"bob":-1},"out":[]}
 {"type":"hand_started","seq":5,"game":1,"hand":2,"opener":"bob","dice":{"ann":5,"bob":4,"cy":5}}
 `
-	if got := h.rec.eventLines(); got != want {
+	if got := h.rec.EventLines(); got != want {
 		t.Errorf("published events:\n%s\nwant:\n%s", got, want)
 	}
 	// The journal holds every line (with its id, last), the refused one
@@ -258,7 +173,7 @@ func TestWholeGameFromCommands(t *testing.T) {
 	if got := adjudicate(t, path); got != want {
 		t.Errorf("adjudicate(journal):\n%s\nwant:\n%s", got, want)
 	}
-	st := h.rec.lastState(t)
+	st := h.rec.LastState(t)
 	if st["phase"] != "bidding" || st["seq"] != float64(5) || st["table"] != "t1" || st["status"] != "ready" {
 		t.Errorf("state: got %v", st)
 	}
@@ -275,7 +190,7 @@ func TestNewGameWithoutSeedIsJournaledWithOne(t *testing.T) {
 	if got, want := string(data), `{"type":"new_game","rules":"tavern","seats":["ann","bob","cy"],"seed":424242}`+"\n"; got != want {
 		t.Errorf("journal: got %s; want %s", got, want)
 	}
-	if got, want := adjudicate(t, path), h.rec.eventLines(); got != want {
+	if got, want := adjudicate(t, path), h.rec.EventLines(); got != want {
 		t.Errorf("replay differs: got %s; want %s", got, want)
 	}
 }
@@ -307,7 +222,7 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t1.journal")
 	h := start(t, path, referee.Config{})
 	h.do(t, `{"type":"new_game","rules":"star-board","seats":["ann","bob"],"first":"ann","seed":9}`)
-	h.rec.waitFor(t, "the first state", func() bool { h.rec.mu.Lock(); defer h.rec.mu.Unlock(); return len(h.rec.states) >= 2 })
+	h.rec.WaitFor(t, "the first state", func() bool { return len(h.rec.States()) >= 2 })
 
 	huge := `{"type":"bid","seat":"ann","quantity":1,"face":2,"pad":"` + strings.Repeat("x", referee.MaxCommandBytes) + `"}`
 	cases := []struct {
@@ -353,7 +268,7 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 			t.Errorf("%.40s: reply seq %d; want %d", c.line, rep.Seq, seq)
 		}
 	}
-	if st := h.rec.lastState(t); st["phase"] != "bidding" || st["turn"] != "ann" || st["bid"] != nil || st["seq"] != float64(seq) {
+	if st := h.rec.LastState(t); st["phase"] != "bidding" || st["turn"] != "ann" || st["bid"] != nil || st["seq"] != float64(seq) {
 		t.Errorf("after the refused commands: phase %v, turn %v, bid %v, seq %v; want the game as it was, seq %d", st["phase"], st["turn"], st["bid"], st["seq"], seq)
 	}
 	// A multi-line command that is otherwise good is journaled on one line.
@@ -365,7 +280,7 @@ func TestBadCommandsChangeNothing(t *testing.T) {
 	if n := strings.Count(string(data), "\n"); n != lines+1 {
 		t.Errorf("journal has %d lines; want %d:\n%s", n, lines+1, data)
 	}
-	if got, want := adjudicate(t, path), h.rec.eventLines(); got != want {
+	if got, want := adjudicate(t, path), h.rec.EventLines(); got != want {
 		t.Errorf("adjudicate(journal):\n%s\nwant the published events:\n%s", got, want)
 	}
 }
@@ -377,17 +292,15 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 		h.do(t, step.line)
 	}
 	h.stop()
-	first := h.rec.eventLines()
+	first := h.rec.EventLines()
 
 	// A restart publishes the same events, same seq, then carries on.
 	h2 := start(t, path, referee.Config{})
-	h2.rec.waitFor(t, "replayed events and the state", func() bool {
-		h2.rec.mu.Lock()
-		states := len(h2.rec.states)
-		h2.rec.mu.Unlock()
-		return h2.rec.eventLines() == first && states > 0
+	h2.rec.WaitFor(t, "replayed events and the state", func() bool {
+		states := len(h2.rec.States())
+		return h2.rec.EventLines() == first && states > 0
 	})
-	st := h2.rec.lastState(t)
+	st := h2.rec.LastState(t)
 	if st["phase"] != "reveal" || st["status"] != string(referee.StatusWaitingReveal) {
 		t.Errorf("after restart: phase %v, status %v; want reveal, waiting for reveal", st["phase"], st["status"])
 	}
@@ -395,12 +308,13 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 		t.Errorf("reveal after restart: %+v; want ok with seq 5", rep)
 	}
 	h2.stop()
-	if got, want := h2.rec.eventLines(), adjudicate(t, path); got != want {
+	if got, want := h2.rec.EventLines(), adjudicate(t, path); got != want {
 		t.Errorf("after restart, published:\n%s\nadjudicated:\n%s", got, want)
 	}
-	for i, s := range h2.rec.seqs {
+	seqs := h2.rec.Seqs()
+	for i, s := range seqs {
 		if s != i+1 {
-			t.Fatalf("seqs %v are not 1, 2, 3, ...", h2.rec.seqs)
+			t.Fatalf("seqs %v are not 1, 2, 3, ...", seqs)
 		}
 	}
 }
@@ -412,7 +326,7 @@ func TestAJournalThatFailsDropsTheInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := newRecorder()
+	rec := refereetest.NewRecorder()
 	ref, err := referee.New(referee.Config{Journal: j, Publisher: rec, Table: "t1",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, resume)
 	if err != nil {
@@ -431,19 +345,16 @@ func TestAJournalThatFailsDropsTheInput(t *testing.T) {
 	if rep.OK || rep.Reason != "journal_error" {
 		t.Errorf("bid with a broken journal: %+v; want journal_error", rep)
 	}
-	rec.waitFor(t, "an error state", func() bool {
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		return bytes.Contains(rec.states[len(rec.states)-1], []byte(`"status":"error"`))
+	rec.WaitFor(t, "an error state", func() bool {
+		states := rec.States()
+		return bytes.Contains(states[len(states)-1], []byte(`"status":"error"`))
 	})
-	st := rec.lastState(t)
+	st := rec.LastState(t)
 	if st["turn"] != "a" || st["bid"] != nil {
 		t.Errorf("the unjournaled bid shows in the state: %v", st)
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.events) != 1 {
-		t.Errorf("published %d events; want only the hand_started", len(rec.events))
+	if n := len(rec.Events()); n != 1 {
+		t.Errorf("published %d events; want only the hand_started", n)
 	}
 }
 
@@ -452,7 +363,7 @@ func ExampleReferee_Do() {
 	defer os.RemoveAll(dir)
 	j, resume, _ := journal.Open(filepath.Join(dir, "home.journal"), journal.Options{})
 	defer j.Close()
-	pub := newRecorder()
+	pub := refereetest.NewRecorder()
 	ref, _ := referee.New(referee.Config{Table: "home", Journal: j, Publisher: pub,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, resume)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -464,7 +375,7 @@ func ExampleReferee_Do() {
 	fmt.Println(rep.OK, rep.Reason)
 	cancel()
 	<-done
-	fmt.Print(pub.eventLines())
+	fmt.Print(pub.EventLines())
 	// Output:
 	// true 1
 	// false not_your_turn
@@ -514,7 +425,7 @@ func TestRedeliveredCommandIsNotAppliedTwice(t *testing.T) {
 // faultyPublisher fails (panics) the first time it publishes the state
 // after being armed.
 type faultyPublisher struct {
-	*recorder
+	*refereetest.Recorder
 	armed atomic.Bool
 }
 
@@ -522,7 +433,7 @@ func (p *faultyPublisher) State(b []byte) {
 	if p.armed.CompareAndSwap(true, false) {
 		panic("publisher on fire")
 	}
-	p.recorder.State(b)
+	p.Recorder.State(b)
 }
 
 // TestFaultDuringInputIsSurvived checks that a panic while the referee takes
@@ -531,7 +442,7 @@ func (p *faultyPublisher) State(b []byte) {
 // journal says, and the next input is taken.
 func TestFaultDuringInputIsSurvived(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t1.journal")
-	pub := &faultyPublisher{recorder: newRecorder()}
+	pub := &faultyPublisher{Recorder: refereetest.NewRecorder()}
 	h := start(t, path, referee.Config{Publisher: pub})
 	if rep := h.do(t, `{"type":"new_game","rules":"common-hand","seats":["ann","bob"],"first":"ann","seed":3}`); !rep.OK {
 		t.Fatalf("new_game: %+v", rep)
@@ -546,7 +457,7 @@ func TestFaultDuringInputIsSurvived(t *testing.T) {
 	if rep := h.do(t, `{"type":"bid","seat":"bob","quantity":2,"face":3}`); !rep.OK {
 		t.Fatalf("the next bid after the fault: got %+v; want it taken", rep)
 	}
-	if st := pub.lastState(t); st["turn"] != "ann" {
+	if st := pub.LastState(t); st["turn"] != "ann" {
 		t.Errorf("state after the fault: turn %v; want ann", st["turn"])
 	}
 	h.stop()

@@ -12,6 +12,7 @@ import (
 	"github.com/liarsd/liarsd/engine"
 	"github.com/liarsd/liarsd/referee"
 	"github.com/liarsd/liarsd/referee/journal"
+	"github.com/liarsd/liarsd/referee/refereetest"
 )
 
 // command submits an MQTT command to h's referee and waits for its reply.
@@ -88,10 +89,10 @@ func TestRepeatedCommandIDIsAnsweredNotApplied(t *testing.T) {
 	if got := journalLines(t, path); got != lines {
 		t.Errorf("journal: got %d lines; want %d (nothing sent again journaled)", got, lines)
 	}
-	if got, want := h.rec.eventLines(), adjudicate(t, path); got != want {
+	if got, want := h.rec.EventLines(), adjudicate(t, path); got != want {
 		t.Errorf("published:\n%s\nwant adjudicate(journal):\n%s", got, want)
 	}
-	if n := strings.Count(h.rec.eventLines(), `"hand_started"`); n != 1 {
+	if n := strings.Count(h.rec.EventLines(), `"hand_started"`); n != 1 {
 		t.Errorf("%d hands started; want 1", n)
 	}
 
@@ -219,11 +220,9 @@ func TestRepeatedCommandAfterResumingFromACheckpoint(t *testing.T) {
 }
 
 // maxSeq returns the highest seq rec was given.
-func maxSeq(rec *recorder) int {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
+func maxSeq(rec *refereetest.Recorder) int {
 	m := 0
-	for _, s := range rec.seqs {
+	for _, s := range rec.Seqs() {
 		m = max(m, s)
 	}
 	return m

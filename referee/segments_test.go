@@ -23,7 +23,7 @@ import (
 type run struct {
 	ref    *referee.Referee
 	j      *journal.Journal
-	rec    *recorder
+	rec    *refereetest.Recorder
 	resume journal.Resume
 	stop   func()
 }
@@ -34,7 +34,7 @@ func startJournal(t *testing.T, path string, opts journal.Options) *run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &run{j: j, rec: newRecorder(), resume: resume}
+	r := &run{j: j, rec: refereetest.NewRecorder(), resume: resume}
 	r.ref, err = referee.New(referee.Config{Table: "t1", Journal: j, Publisher: r.rec,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, resume)
 	if err != nil {
@@ -107,15 +107,14 @@ func TestSegmentsResumeWhereThePublishedEventsEnd(t *testing.T) {
 		}
 		inputs = inputs[min(7, len(inputs)):]
 		r.stop()
-		r.rec.mu.Lock()
-		for i, seq := range r.rec.seqs {
-			if prev, ok := published[seq]; ok && prev != string(r.rec.events[i]) {
-				t.Errorf("seq %d published as %s, then as %s", seq, prev, r.rec.events[i])
+		events := r.rec.Events()
+		for i, seq := range r.rec.Seqs() {
+			if prev, ok := published[seq]; ok && prev != string(events[i]) {
+				t.Errorf("seq %d published as %s, then as %s", seq, prev, events[i])
 			}
-			published[seq] = string(r.rec.events[i])
+			published[seq] = string(events[i])
 			pub.Seq = max(pub.Seq, seq)
 		}
-		r.rec.mu.Unlock()
 		pub.Journal = r.j.ID()
 	}
 	want := strings.Split(strings.TrimSpace(adjudicate(t, path)), "\n")
@@ -166,14 +165,12 @@ func inputs0(games [][]byte, id string) string {
 
 // lastStateOf waits for a state and returns the last one, without its
 // status (which a redelivery may change).
-func lastStateOf(t *testing.T, rec *recorder) string {
+func lastStateOf(t *testing.T, rec *refereetest.Recorder) string {
 	t.Helper()
-	rec.waitFor(t, "a state", func() bool {
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		return len(rec.states) > 0
+	rec.WaitFor(t, "a state", func() bool {
+		return len(rec.States()) > 0
 	})
-	st := rec.lastState(t)
+	st := rec.LastState(t)
 	delete(st, "status")
 	b, _ := json.Marshal(st)
 	if st["phase"] == string(engine.PhaseIdle) {

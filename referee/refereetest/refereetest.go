@@ -26,6 +26,7 @@ import (
 type Recorder struct {
 	mu     sync.Mutex
 	events [][]byte
+	seqs   []int
 	states [][]byte
 	replys [][]byte
 	vision [][]byte
@@ -49,8 +50,14 @@ func (r *Recorder) keep(to *[][]byte, b []byte) {
 	r.poke()
 }
 
-// Event keeps an event.
-func (r *Recorder) Event(_ int, b []byte) { r.keep(&r.events, b) }
+// Event keeps an event and its seq.
+func (r *Recorder) Event(seq int, b []byte) {
+	r.mu.Lock()
+	r.events = append(r.events, b)
+	r.seqs = append(r.seqs, seq)
+	r.mu.Unlock()
+	r.poke()
+}
 
 // State keeps a state.
 func (r *Recorder) State(b []byte) { r.keep(&r.states, b) }
@@ -71,6 +78,27 @@ func (r *Recorder) EventLines() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// Events returns the events so far, in the order they were published.
+func (r *Recorder) Events() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.events...)
+}
+
+// Seqs returns the seqs of the events so far, one for each of Events.
+func (r *Recorder) Seqs() []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]int(nil), r.seqs...)
+}
+
+// Replies returns the replies so far.
+func (r *Recorder) Replies() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.replys...)
 }
 
 // VisionMessages returns the vision messages so far.
