@@ -66,7 +66,7 @@ BUILD_PKGS := pkg-config g++ libopencv-dev ca-certificates
 TEST_PKGS  := mosquitto
 CHROMIUM_PKGS := chromium chromium-browser
 
-.PHONY: all build test soak demo vet bench bench-venue train train-deps fuzz deps go-toolchain test-deps clean install
+.PHONY: all build test soak demo vet bench bench-venue train train-check train-deps fuzz deps go-toolchain test-deps clean install
 
 all: build
 
@@ -243,10 +243,11 @@ SYNTH_DIR    ?= build/synth
 SYNTH_SCENES ?= 4000
 SYNTH_HELD   ?= build/synth-held
 TRAIN_WORK   ?= build/train
+TRAIN_OUT    ?= vision/model
 RUNE55       ?= ../shared/data/dice-photos-rune55
 TRAIN_FLAGS  ?=
 TRAIN_ARGS   := --photos ../shared/data/dice-photos $(if $(wildcard $(RUNE55)/labels.csv),--rune55 $(RUNE55) --rune-share 0.2,) \
-	--synth $(SYNTH_DIR) --synth-held $(SYNTH_HELD) --work $(TRAIN_WORK) --out vision/model \
+	--synth $(SYNTH_DIR) --synth-held $(SYNTH_HELD) --work $(TRAIN_WORK) --out $(TRAIN_OUT) \
 	--finder-steps 12000 --face-steps 11000 --face-widths 24,48,96,144 --photo-share 0.3 --mine-at 3000 --threads 2
 train-deps:
 	$(call install_missing,$(TRAIN_PKGS))
@@ -258,8 +259,18 @@ train: build train-deps
 		rm -rf $(SYNTH_HELD) && ./$(BIN) synth -varied -o $(SYNTH_HELD) -n 100 -seed 900000; fi
 	$(PYTHON) vision/recipe/train.py $(TRAIN_ARGS) $(TRAIN_FLAGS)
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
-	./$(BIN) readtrain -models vision/model -max-wrong-synthetic 0.005 -o vision/model/reader.json
+	./$(BIN) readtrain -models $(TRAIN_OUT) -max-wrong-synthetic 0.005 -o $(TRAIN_OUT)/reader.json
 	$(GO) build $(GOTAGS) $(BUILDINFO) -o $(BIN) ./cmd/liarsd
+
+# train-check trains again from scratch into build/model-repro (its
+# checkpoints in build/train-repro: stopped, it goes on where it was) and
+# says whether the run reproduces the committed networks within make
+# train's tolerance (liarsd traincheck; docs/vision.md, Reproducing).
+REPRO_OUT  ?= build/model-repro
+REPRO_WORK ?= build/train-repro
+train-check: build
+	$(MAKE) train TRAIN_OUT=$(REPRO_OUT) TRAIN_WORK=$(REPRO_WORK)
+	./$(BIN) traincheck -want vision/model -got $(REPRO_OUT)
 
 # train-house fine-tunes the face network on a table's own examples
 # (camera.learn keeps them under STATE_DIR/examples) from the shipped
