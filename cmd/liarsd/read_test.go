@@ -495,18 +495,19 @@ func TestReadMatNoDice(t *testing.T) {
 	}
 }
 
-// TestReadBenchSynthetic runs readbench's synthetic, marbled, glossy, JPEG and
-// cocked-dice measures on a table or two each and checks they report what
+// TestReadBenchSynthetic runs readbench's synthetic, marbled, glossy, JPEG,
+// cocked-dice and varied measures on a table or two each and checks they report what
 // they counted.
 func TestReadBenchSynthetic(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"-photos", "", "-synthetic", "1", "-marbled", "1", "-glossy", "1", "-jpeg", "1", "-cocked", "2", "-speed", "0", "-seed", "3"}
+	args := []string{"-photos", "", "-synthetic", "1", "-marbled", "1", "-glossy", "1", "-jpeg", "1", "-cocked", "2", "-varied", "1", "-speed", "0", "-seed", "3"}
 	if code := runReadBench(context.Background(), args, nil, &out, &errOut); code != 0 {
 		t.Fatalf("readbench %q: exit %d: %s", args, code, errOut.String())
 	}
 	for _, want := range []string{"synthetic star dice (1 tables, seeds 3..3, no hint): 30 dice: ", "synthetic star dice (1 tables, seeds 3..3, hint: star dice): 30 dice: ",
 		"synthetic marbled star dice (1 tables, seeds 3..3, no hint): 30 dice: ", "synthetic glossy star dice (1 tables, seeds 3..3, no hint): 30 dice: ",
-		"synthetic star dice saved as small JPEGs (1 tables, seeds 3..3, no hint): 30 dice: ", "synthetic cocked dice (2 tables, seeds 3..4): "} {
+		"synthetic star dice saved as small JPEGs (1 tables, seeds 3..3, no hint): 30 dice: ", "synthetic cocked dice (2 tables, seeds 3..4): ",
+		"synthetic varied tables (1, seeds 900000..900000): ", "synthetic varied tables, side faces: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("readbench printed %q; want a line starting %q", out.String(), want)
 		}
@@ -647,4 +648,35 @@ func runReadOnce(t *testing.T, img string, args ...string) readResult {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// TestOffTop: a read on a die's side face (within its box, away from its
+// top face) is counted, confident or not; a read on a top face, or on a
+// neighbour's top face inside this die's box, is not.
+func TestOffTop(t *testing.T) {
+	die := func(x, y, size float64, box synth.Box) synth.Label {
+		return synth.Label{Die: vision.Die{X: x, Y: y, Size: size}, Box: box}
+	}
+	// A die seen tilted: its top face at (100, 100), its front face below
+	// it down to y 150; a neighbour's top face lies inside its box.
+	tops := []synth.Label{
+		die(100, 100, 40, synth.Box{MinX: 75, MinY: 75, MaxX: 125, MaxY: 150}),
+		die(122, 145, 20, synth.Box{MinX: 110, MinY: 133, MaxX: 134, MaxY: 157}),
+	}
+	for _, tt := range []struct {
+		name string
+		read vision.Die
+		want offTopScore
+	}{
+		{"on the top face", vision.Die{X: 105, Y: 95}, offTopScore{Dice: 2}},
+		{"on the front face, confident", vision.Die{X: 100, Y: 135}, offTopScore{Dice: 2, Read: 1, Sure: 1}},
+		{"on the front face, in doubt", vision.Die{X: 100, Y: 135, Uncertain: true}, offTopScore{Dice: 2, Read: 1}},
+		{"on the neighbour's top face", vision.Die{X: 121, Y: 146}, offTopScore{Dice: 2}},
+		{"outside every box", vision.Die{X: 300, Y: 300}, offTopScore{Dice: 2}},
+	} {
+		got := offTop([]vision.Die{tt.read}, tops)
+		if got.Dice != tt.want.Dice || got.Read != tt.want.Read || got.Sure != tt.want.Sure || len(got.reads) != got.Read {
+			t.Errorf("%s: got %+v; want %+v", tt.name, got, tt.want)
+		}
+	}
 }

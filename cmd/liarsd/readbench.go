@@ -268,11 +268,12 @@ func (b *readBencher) tables(reader *vision.Reader) error {
 		fmt.Fprintf(b.out, "synthetic cocked dice (%d tables, seeds %d..%d): %v\n", b.cocked, b.seed, b.seed+int64(b.cocked)-1, score)
 	}
 	if b.varied > 0 {
-		score, err := benchVaried(b.ctx, reader, b.varied, b.annotate, b.verbose, b.out)
+		score, off, err := benchVaried(b.ctx, reader, b.varied, b.annotate, b.verbose, b.out)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(b.out, "synthetic varied tables (%d, seeds %d..%d): %v\n", b.varied, variedSeed, variedSeed+b.varied-1, score)
+		fmt.Fprintf(b.out, "synthetic varied tables, side faces: %v\n", off)
 	}
 	return nil
 }

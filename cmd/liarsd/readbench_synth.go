@@ -198,18 +198,26 @@ const variedSeed = 900000
 
 // benchVaried reads n held-out varied tables (synth.Varied from
 // variedSeed) and scores them on their whole dice.
-func benchVaried(ctx context.Context, reader *vision.Reader, n int, annotate string, verbose bool, out io.Writer) (vision.Score, error) {
+func benchVaried(ctx context.Context, reader *vision.Reader, n int, annotate string, verbose bool, out io.Writer) (vision.Score, offTopScore, error) {
 	var total vision.Score
+	var off offTopScore
 	for i := 0; i < n; i++ {
 		c, img, err := readVaried(ctx, reader, uint64(variedSeed+i))
 		if err != nil {
-			return total, err
+			return total, off, err
 		}
 		score, errs := c.score(c.dice)
 		total.Add(score)
+		o := offTop(c.dice, c.tops)
+		off.Dice += o.Dice
+		off.Read += o.Read
+		off.Sure += o.Sure
 		if verbose {
 			for _, e := range errs {
 				fmt.Fprintf(out, "varied seed %d: %s\n", c.seed, e)
+			}
+			for _, d := range o.reads {
+				fmt.Fprintf(out, "varied seed %d: off a top face %v\n", c.seed, d)
 			}
 		}
 		if annotate != "" && len(errs) > 0 {
@@ -218,8 +226,56 @@ func benchVaried(ctx context.Context, reader *vision.Reader, n int, annotate str
 		}
 		img.Close()
 	}
-	return total, nil
+	return total, off, nil
 }
+
+// offTopScore counts, on tilted tables, the dice read off a die's top
+// face: the reported die lies within a die's whole box (its sides
+// included) but away from its top face, so a side face was read as a die.
+type offTopScore struct {
+	Dice int // labelled dice
+	Read int // reads off a die's top face
+	Sure int // of them, read confidently
+	// reads are the dice read off a top face (of one table: benchVaried
+	// lists them with -v).
+	reads []vision.Die
+}
+
+func (s offTopScore) String() string {
+	return fmt.Sprintf("%d reads off a top face of %d dice (a side face read as a die), %d of them confident", s.Read, s.Dice, s.Sure)
+}
+
+// offTop counts the dice read off the top face of one of tops: a reported
+// die whose centre lies in a die's box but more than offTopDistance of
+// its top face's side from its top face's centre, and within no other
+// die's top face.
+func offTop(dice []vision.Die, tops []synth.Label) offTopScore {
+	s := offTopScore{Dice: len(tops)}
+	for _, d := range dice {
+		onTop, inBox := false, false
+		for _, t := range tops {
+			if math.Hypot(d.X-t.X, d.Y-t.Y) <= offTopDistance*t.Size {
+				onTop = true
+				break
+			}
+			if d.X >= t.Box.MinX && d.X <= t.Box.MaxX && d.Y >= t.Box.MinY && d.Y <= t.Box.MaxY {
+				inBox = true
+			}
+		}
+		if inBox && !onTop {
+			s.reads = append(s.reads, d)
+			s.Read++
+			if !d.Uncertain {
+				s.Sure++
+			}
+		}
+	}
+	return s
+}
+
+// offTopDistance is how far from a top face's centre, in its side, a read
+// is taken to be of another face: a top face's corner lies at 0.71.
+const offTopDistance = 0.75
 
 // variedRead is one held-out varied table as the reader read it: the dice
 // it reported, the labelled dice it must read, and the doubtful ones
@@ -229,6 +285,9 @@ type variedRead struct {
 	dice     []vision.Die
 	labels   []vision.Label
 	doubtful []vision.Die
+	// tops are every die of the table: its top face's centre and side
+	// and its whole box.
+	tops []synth.Label
 }
 
 // readVaried renders the varied table of seed and reads it; the caller
@@ -246,7 +305,7 @@ func readVaried(ctx context.Context, reader *vision.Reader, seed uint64) (varied
 		img.Close()
 		return variedRead{}, gocv.Mat{}, err
 	}
-	c := variedRead{seed: seed, dice: dice}
+	c := variedRead{seed: seed, dice: dice, tops: truth}
 	for _, l := range truth {
 		if l.Uncertain || l.Size < minReadableTruth {
 			c.doubtful = append(c.doubtful, l.Die)
