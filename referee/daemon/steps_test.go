@@ -79,7 +79,7 @@ func killAtStep(t *testing.T, mosquitto bool, msg string) {
 	}
 	var sub *mqtttest.Subscriber
 	online := func(mark int) {
-		sub.Wait(t, 30*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
+		sub.Wait(t, 60*time.Second, "the daemon online", func(ms []mqtttest.Message) bool {
 			for _, m := range ms[mark:] {
 				if m.Topic == "liarsdice/t1/status" && string(m.Payload) == "online" {
 					return true
@@ -98,7 +98,7 @@ func killAtStep(t *testing.T, mosquitto bool, msg string) {
 	go func() { wg.Wait(); close(exited) }()
 	select {
 	case <-exited:
-	case <-time.After(20 * time.Second):
+	case <-time.After(60 * time.Second): // bounds a failure only: a loaded machine starts a daemon in seconds
 		_ = cmd.Process.Kill()
 		<-exited
 		t.Fatalf("the daemon never reached %q", msg)
@@ -111,7 +111,7 @@ func killAtStep(t *testing.T, mosquitto bool, msg string) {
 	cmd, wg = start()
 	online(mark)
 	if acked {
-		sub.Wait(t, 20*time.Second, "the acknowledged command's reply", func(ms []mqtttest.Message) bool {
+		sub.Wait(t, 60*time.Second, "the acknowledged command's reply", func(ms []mqtttest.Message) bool {
 			for _, m := range ms {
 				if m.Topic == "liarsdice/t1/reply" && strings.Contains(string(m.Payload), `"id":"c1","ok":true`) {
 					return true
