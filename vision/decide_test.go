@@ -82,7 +82,7 @@ func TestDecide(t *testing.T) {
 			if r.opts.MinConfidence == 0 {
 				r.opts.MinConfidence = DefaultMinConfidence
 			}
-			d, keep := r.decide(tc.c, tc.probs, tc.pips)
+			d, keep := r.decide(tc.c, tc.probs, tc.pips, false)
 			if keep != tc.keep {
 				t.Fatalf("kept %v; want %v (%v)", keep, tc.keep, d)
 			}
@@ -99,6 +99,47 @@ func TestDecide(t *testing.T) {
 				t.Error("no network opinion")
 			}
 		})
+	}
+}
+
+// TestDecideMuchSmaller: a die far smaller than the frame's others (a
+// big die's pip the finder took for a die) is in doubt however sure the
+// classifier is, with the faces it may show; a place the finder doubts
+// is then dropped, as any read in doubt there.
+func TestDecideMuchSmaller(t *testing.T) {
+	r := &Reader{opts: Options{MinConfidence: DefaultMinConfidence}, bars: testBars}
+	pip := candidate{x: 100, y: 100, extent: 30, p: 0.9}
+	d, keep := r.decide(pip, probsFor(0, 0.99), pipRead{face: 1}, true)
+	// Its window shows a pip at most: it may be any face (the 1, the star
+	// and five more), the likeliest first.
+	if !keep || !d.Uncertain || d.Reason != ReasonMuchSmaller || d.Face != 1 || d.Confidence > 0.5 || len(d.Likely) != 7 || d.Likely[0].Face != 1 {
+		t.Errorf("got %v reason %q likely %v; want a 1 in doubt, %q, every face listed", d, d.Reason, d.Likely, ReasonMuchSmaller)
+	}
+	pip.p = 0.4
+	if d, keep := r.decide(pip, probsFor(0, 0.99), pipRead{face: 1}, true); keep {
+		t.Errorf("got %v kept; want a doubted place in doubt dropped", d)
+	}
+}
+
+// TestFrameDieSize: the median of the confident dice, from three of them.
+func TestFrameDieSize(t *testing.T) {
+	sure := func(size float64) Die { return Die{Size: size} }
+	unsure := func(size float64) Die { return Die{Size: size, Uncertain: true} }
+	for _, tc := range []struct {
+		name string
+		dice []Die
+		want float64
+		ok   bool
+	}{
+		{"none", nil, 0, false},
+		{"two confident", []Die{sure(150), sure(160), unsure(30)}, 0, false},
+		{"three confident", []Die{sure(150), sure(30), sure(160)}, 150, true},
+		{"the doubts left out", []Die{sure(150), sure(160), sure(170), unsure(30), unsure(30), unsure(30)}, 160, true},
+	} {
+		got, ok := frameDieSize(tc.dice)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: got %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
 	}
 }
 
