@@ -109,6 +109,11 @@ func TestTrainCheckCommand(t *testing.T) {
 	if code, out, errOut := run1(t, "traincheck", "-want", committed, "-got", committed); code != 0 || !strings.Contains(out, "within make train's tolerance") {
 		t.Fatalf("got exit %d, %q %q; want 0 and within", code, out, errOut)
 	}
+	// The reproduction kept in testdata is within the tolerance.
+	reproduced := filepath.Join("..", "..", "testdata", "train-reproduced")
+	if code, out, errOut := run1(t, "traincheck", "-want", committed, "-got", reproduced); code != 0 || !strings.Contains(out, "266/275") {
+		t.Errorf("the reproduction kept in testdata: got exit %d, %q %q; want 0 and its faces' 266/275", code, out, errOut)
+	}
 	dir := t.TempDir()
 	curve, err := os.ReadFile(filepath.Join(committed, "curve.csv"))
 	if err != nil {
