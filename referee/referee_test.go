@@ -21,52 +21,30 @@ import (
 	"github.com/liarsd/liarsd/referee/refereetest"
 )
 
+// harness is refereetest's, with the referee's logs kept (tests read
+// what it logged) and short names for what the tests use.
 type harness struct {
+	*refereetest.Harness
 	ref     *referee.Referee
 	j       *journal.Journal
 	rec     *refereetest.Recorder
 	journal string
-	cancel  context.CancelFunc
-	done    chan struct{}
 	logs    *bytes.Buffer
 }
 
 // start runs a referee over the journal at path (replaying what it holds).
 func start(t *testing.T, path string, cfg referee.Config) *harness {
 	t.Helper()
-	j, resume, err := journal.Open(path, journal.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{rec: refereetest.NewRecorder(), journal: path, done: make(chan struct{}), logs: &bytes.Buffer{}}
-	cfg.Journal = j
-	h.j = j
-	if cfg.Publisher == nil {
-		cfg.Publisher = h.rec
-	}
-	cfg.Table = "t1"
+	h := &harness{journal: path, logs: &bytes.Buffer{}}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(&syncWriter{w: h.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	h.ref, err = referee.New(cfg, resume)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h.cancel = cancel
-	go func() {
-		defer close(h.done)
-		_ = h.ref.Run(ctx)
-		j.Close()
-	}()
-	t.Cleanup(h.stop)
+	h.Harness = refereetest.Start(t, path, cfg)
+	h.ref, h.j, h.rec = h.Ref, h.Journal, h.Rec
 	return h
 }
 
-func (h *harness) stop() {
-	h.cancel()
-	<-h.done
-}
+func (h *harness) stop() { h.Stop() }
 
 func (h *harness) do(t *testing.T, line string) referee.Reply {
 	t.Helper()

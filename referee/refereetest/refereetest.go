@@ -147,12 +147,14 @@ func (r *Recorder) WaitFor(t testing.TB, what string, cond func() bool) {
 type Harness struct {
 	Ref *referee.Referee
 	Rec *Recorder
-	// Path is the journal's path.
-	Path   string
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
-	after  []func()
+	// Path is the journal's path, and Journal the journal the referee
+	// writes (its ID, or closed under the referee by a test of failures).
+	Path    string
+	Journal *journal.Journal
+	cancel  context.CancelFunc
+	done    chan struct{}
+	once    sync.Once
+	after   []func()
 }
 
 // Start runs a referee of table "t1" over the journal at path (replaying
@@ -164,7 +166,7 @@ func Start(t testing.TB, path string, cfg referee.Config) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &Harness{Rec: NewRecorder(), Path: path, done: make(chan struct{})}
+	h := &Harness{Rec: NewRecorder(), Path: path, Journal: j, done: make(chan struct{})}
 	cfg.Journal, cfg.Table = j, "t1"
 	if cfg.Publisher == nil {
 		cfg.Publisher = h.Rec
